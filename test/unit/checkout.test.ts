@@ -300,7 +300,7 @@ describe('installs reused', () => {
     ]);
     expect(lines).toContainEqual(
       expect.stringMatching(
-        /^install head: the same commit as base: base's checkout, installed and built, copied \(\d+\.\ds\), not installed or built again$/,
+        /^install head: the same commit as base: what base's install and build wrote linked \(2 entries, \d+\.\ds\), not installed or built again$/,
       ),
     );
     // head's own tree, with base's install and build output in it; its worktree is still its own (git knows it).

@@ -1,0 +1,2014 @@
+import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
+
+// src/measure/micro/isolate.ts
+import path5 from "node:path";
+import { parentPort, workerData } from "node:worker_threads";
+
+// node_modules/simple-statistics/dist/simple-statistics.mjs
+var BayesianClassifier = function BayesianClassifier2() {
+  this.totalCount = 0;
+  this.data = {};
+};
+BayesianClassifier.prototype.train = function train(item, category) {
+  if (!this.data[category]) {
+    this.data[category] = {};
+  }
+  for (var k2 in item) {
+    var v2 = item[k2];
+    if (this.data[category][k2] === void 0) {
+      this.data[category][k2] = {};
+    }
+    if (this.data[category][k2][v2] === void 0) {
+      this.data[category][k2][v2] = 0;
+    }
+    this.data[category][k2][v2]++;
+  }
+  this.totalCount++;
+};
+BayesianClassifier.prototype.score = function score(item) {
+  var odds = {};
+  var category;
+  for (var k2 in item) {
+    var v2 = item[k2];
+    for (category in this.data) {
+      if (odds[category] === void 0) {
+        odds[category] = {};
+      }
+      if (this.data[category][k2]) {
+        odds[category][k2 + "_" + v2] = (this.data[category][k2][v2] || 0) / this.totalCount;
+      } else {
+        odds[category][k2 + "_" + v2] = 0;
+      }
+    }
+  }
+  var oddsSums = {};
+  for (category in odds) {
+    oddsSums[category] = 0;
+    for (var combination in odds[category]) {
+      oddsSums[category] += odds[category][combination];
+    }
+  }
+  return oddsSums;
+};
+var g = 607 / 128;
+var LOGSQRT2PI = Math.log(Math.sqrt(2 * Math.PI));
+var SQRT_2PI$1 = Math.sqrt(2 * Math.PI);
+function cumulativeDistribution(z3) {
+  var sum = z3;
+  var tmp = z3;
+  for (var i2 = 1; i2 < 30; i2++) {
+    tmp *= z3 * z3 / (2 * i2 + 1);
+    sum += tmp;
+  }
+  return Math.round((0.5 + sum / SQRT_2PI$1 * Math.exp(-z3 * z3 / 2)) * 1e4) / 1e4;
+}
+var standardNormalTable = [];
+for (z = 0; z <= 3.09; z += 0.01) {
+  standardNormalTable.push(cumulativeDistribution(z));
+}
+var z;
+var SQRT_2PI = Math.sqrt(2 * Math.PI);
+var PerceptronModel = function PerceptronModel2() {
+  this.weights = [];
+  this.bias = 0;
+};
+PerceptronModel.prototype.predict = function predict(features) {
+  if (features.length !== this.weights.length) {
+    return null;
+  }
+  var score2 = 0;
+  for (var i2 = 0; i2 < this.weights.length; i2++) {
+    score2 += this.weights[i2] * features[i2];
+  }
+  score2 += this.bias;
+  if (score2 > 0) {
+    return 1;
+  } else {
+    return 0;
+  }
+};
+PerceptronModel.prototype.train = function train2(features, label) {
+  if (label !== 0 && label !== 1) {
+    return null;
+  }
+  if (features.length !== this.weights.length) {
+    this.weights = features.slice();
+    this.bias = 1;
+  }
+  var prediction = this.predict(features);
+  if (typeof prediction === "number" && prediction !== label) {
+    var gradient = label - prediction;
+    for (var i2 = 0; i2 < this.weights.length; i2++) {
+      this.weights[i2] += gradient * features[i2];
+    }
+    this.bias += gradient;
+  }
+  return this;
+};
+
+// node_modules/tinybench/dist/index.js
+var e = Object.freeze(() => {
+});
+var t = globalThis.Event;
+var n = class extends t {
+  get error() {
+    return this.#e;
+  }
+  get reason() {
+    return this.#t;
+  }
+  get task() {
+    return this.#n;
+  }
+  #e;
+  #t;
+  #n;
+  constructor(e2, t2, n2) {
+    super(e2), t2 != null && (this.#n = t2), typeof n2 == "string" ? this.#t = n2 : n2 != null && (this.#e = n2);
+  }
+};
+var r = (e2) => e2 !== null && (typeof e2 == "object" || typeof e2 == "function") && typeof e2.then == "function";
+var i = (async () => {
+}).constructor;
+var a = (e2) => typeof e2 == "function" && e2.constructor === i;
+var o = (t2) => {
+  if (t2 == null) return false;
+  if (a(t2)) return true;
+  try {
+    let n2 = t2(), i2 = r(n2);
+    if (i2) try {
+      n2.then(e).catch(e);
+    } catch {
+    }
+    return i2;
+  } catch {
+    return false;
+  }
+};
+var s = (e2, t2) => {
+  if (!e2) {
+    let e3 = Error.stackTraceLimit;
+    try {
+      Error.stackTraceLimit = 0;
+      let n2 = Error(t2);
+      throw Error.stackTraceLimit = e3, e3 !== 0 && Error.captureStackTrace(n2, s), n2;
+    } finally {
+      Error.stackTraceLimit = e3;
+    }
+  }
+};
+var c = (e2) => {
+  switch (typeof e2) {
+    case "function":
+      return Error(e2.name);
+    case "object":
+      if (e2 !== null) return e2 instanceof Error ? e2 : Error(e2.message ?? "");
+    case "undefined":
+      return Error();
+    case "string":
+      return Error(e2);
+    default:
+      return Error(String(e2));
+  }
+};
+var l = (e2) => Number(e2) / 1e6;
+var u = (e2) => Number(e2) * 1e6;
+var d = (e2) => e2;
+var f = (e2) => BigInt(Math.round(e2 * 1e6));
+function p(e2 = globalThis) {
+  let t2 = "unknown", n2 = "unknown";
+  if (e2.Bun || e2.process && e2.process.versions?.bun) {
+    t2 = "bun";
+    let r2 = e2.Bun?.version;
+    if (r2) n2 = r2;
+    else {
+      let t3 = e2.process?.versions?.bun;
+      t3 && (n2 = t3);
+    }
+  } else e2.Deno ? (t2 = "deno", n2 = e2.Deno.version?.deno ?? "unknown") : e2.process && e2.process.release?.name === "node" ? (t2 = "node", n2 = e2.process.versions?.node ?? "unknown") : e2.HermesInternal ? (t2 = "hermes", n2 = e2.HermesInternal.getRuntimeProperties?.()["OSS Release Version"] ?? "unknown") : m(e2) && e2.navigator.userAgent === "Cloudflare-Workers" ? t2 = "workerd" : m(e2) && e2.navigator.userAgent.toLowerCase().startsWith("quickjs-ng") ? (t2 = "quickjs-ng", n2 = e2.navigator.userAgent.split("/")[1] ?? "unknown") : typeof e2.Netlify == "object" ? t2 = "netlify" : typeof e2.EdgeRuntime == "string" ? t2 = "edge-light" : e2.__lagon__ ? t2 = "lagon" : e2.fastly ? t2 = "fastly" : e2.$262 && e2.lockdown && e2.AsyncDisposableStack ? t2 = "moddable" : e2.d8 ? (t2 = "v8", n2 = typeof e2.version == "function" ? e2.version() : "unknown") : e2.inIon && e2.performance && e2.performance.mozMemory ? t2 = "spidermonkey" : typeof e2.$ == "object" && e2.$ !== null && "IsHTMLDDA" in e2.$ ? t2 = "jsc" : e2.window && e2.navigator && (t2 = "browser");
+  return {
+    runtime: t2,
+    version: n2
+  };
+}
+function m(e2 = globalThis) {
+  return typeof e2.navigator == "object" && e2.navigator !== null && typeof e2.navigator.userAgent == "string";
+}
+var { runtime: h, version: g2 } = p();
+var _ = globalThis.performance.now.bind(globalThis.performance);
+var v = {
+  fn: _,
+  fromMs: d,
+  name: "performanceNow",
+  toMs: d
+};
+var y = globalThis.process?.hrtime?.bigint.bind(globalThis.process?.hrtime) ?? (() => {
+  throw Error("hrtime.bigint() is not supported in this JS environment");
+});
+var x = {
+  fn: y,
+  fromMs: f,
+  name: "hrtimeNow",
+  toMs: l
+};
+var S = globalThis.Bun?.nanoseconds;
+var C = S ? {
+  fn: S,
+  fromMs: u,
+  name: "bunNanoseconds",
+  toMs: l
+} : void 0;
+function w(e2) {
+  return {
+    fn: e2,
+    fromMs: d,
+    name: "custom",
+    toMs: d
+  };
+}
+var T = (e2 = h) => e2 === "bun" ? C : e2 === "deno" ? v : e2 === "node" ? x : v;
+var E = (e2) => {
+  switch (typeof e2) {
+    case "function":
+      return w(e2);
+    case "string":
+      switch (e2) {
+        case "auto":
+          return T();
+        case "bunNanoseconds":
+          return C ?? v;
+        case "hrtimeNow":
+          return x;
+        default:
+          return v;
+      }
+    case "object":
+      return e2 === null ? v : (s(D(e2), "Invalid Timestamp Provider object"), e2);
+    case "undefined":
+      return v;
+    default:
+      throw Error("Invalid value for 'timestampProvider' or 'now'");
+  }
+};
+function D(e2) {
+  return typeof e2 == "object" && !!e2 && typeof e2.fn == "function" && typeof e2.name == "string" && typeof e2.toMs == "function" && typeof e2.fromMs == "function";
+}
+var ee = async (e2) => {
+  let { fn: t2, iterations: n2, limit: r2, signal: i2, time: a2 = 0, timestampProvider: o2 = v } = e2, s2 = n2 === 0 ? r2 : Math.max(0, Math.min(r2, n2)), l2 = [], u2 = [], d2 = true, f2 = 0, p2 = Number.isFinite(a2) && a2 > 0, m2 = n2 > 0, h2 = 0, g3 = o2.fn, _2 = m2 ? p2 ? () => d2 && f2++ < n2 && (g3() < h2 || (d2 = false)) : () => d2 && f2++ < n2 : p2 ? () => d2 && (g3() < h2 || (d2 = false)) : () => d2, y2 = (e3) => {
+    d2 && u2.push(e3);
+  }, b = (e3) => {
+    l2.push(c(e3));
+  }, x2 = () => d2 = false;
+  if (i2) {
+    if (i2.aborted) return [];
+    i2.addEventListener("abort", x2);
+  }
+  let S2 = async () => {
+    for (; _2(); ) try {
+      y2(await t2());
+    } catch (e3) {
+      d2 = false, b(e3);
+      break;
+    }
+  };
+  try {
+    p2 && (h2 = g3() + o2.fromMs(a2));
+    let e3 = Array.from({ length: s2 }, () => S2());
+    await Promise.allSettled(e3);
+  } finally {
+    i2?.removeEventListener("abort", x2);
+  }
+  if (l2.length === 0) return u2;
+  throw l2.length === 1 ? l2[0] : AggregateError(l2, "Multiple errors occurred during concurrent execution");
+};
+var O = (e2, t2 = 5, n2 = 2) => {
+  if (e2 === Infinity) return "+\u221E";
+  if (e2 === -Infinity) return "-\u221E";
+  if (e2 !== e2) return "NaN";
+  let r2 = Math.abs(e2);
+  if (r2 >= 10 ** t2) return e2.toFixed();
+  if (r2 < 10 ** (t2 - n2)) return e2.toFixed(n2);
+  let i2 = Math.min(Math.max(0, t2 - (Math.floor(Math.log10(r2)) + 1)), n2);
+  return e2.toFixed(i2);
+};
+var te = (e2) => {
+  let t2 = e2.result.state;
+  return {
+    "Task name": e2.name,
+    ...t2 === "aborted-with-statistics" || t2 === "completed" ? {
+      "Latency avg (ns)": `${O(u(e2.result.latency.mean))} \xB1 ${O(e2.result.latency.rme)}%`,
+      "Latency med (ns)": `${O(u(e2.result.latency.p50))} \xB1 ${O(u(e2.result.latency.mad))}`,
+      "Throughput avg (ops/s)": `${Math.round(e2.result.throughput.mean).toString()} \xB1 ${O(e2.result.throughput.rme)}%`,
+      "Throughput med (ops/s)": `${Math.round(e2.result.throughput.p50).toString()} \xB1 ${Math.round(e2.result.throughput.mad).toString()}`,
+      Samples: e2.result.latency.samplesCount
+    } : t2 === "errored" ? {
+      Error: e2.result.error.message,
+      Stack: e2.result.error.stack ?? "N/A"
+    } : {
+      "Latency avg (ns)": "N/A",
+      "Latency med (ns)": "N/A",
+      "Throughput avg (ops/s)": "N/A",
+      "Throughput med (ops/s)": "N/A",
+      Samples: "N/A",
+      Remarks: t2
+    },
+    ...t2 === "aborted-with-statistics" && { Remarks: t2 }
+  };
+};
+var [k, ...A] = [
+  0.9999999999998099,
+  676.5203681218851,
+  -1259.1392167224028,
+  771.3234287776531,
+  -176.6150291621406,
+  12.507343278686905,
+  -0.13857109526572012,
+  9984369578019572e-21,
+  15056327351493116e-23
+];
+var j = (e2) => {
+  let t2 = k;
+  for (let n2 = 0; n2 < A.length; n2++) t2 += A[n2] / (e2 + n2);
+  return 0.5 * Math.log(2 * Math.PI) + (e2 - 0.5) * Math.log(e2 + 6.5) - (e2 + 6.5) + Math.log(t2);
+};
+var M = (e2, t2, n2) => {
+  let r2 = e2 + t2, i2 = e2 + 1, a2 = e2 - 1, o2 = 1, s2 = 1 - r2 * n2 / i2;
+  Math.abs(s2) < 1e-300 && (s2 = 1e-300), s2 = 1 / s2;
+  let c2 = s2;
+  for (let l2 = 1; l2 <= 300; l2++) {
+    let u2 = 2 * l2, d2 = l2 * (t2 - l2) * n2 / ((a2 + u2) * (e2 + u2));
+    s2 = 1 + d2 * s2, Math.abs(s2) < 1e-300 && (s2 = 1e-300), o2 = 1 + d2 / o2, Math.abs(o2) < 1e-300 && (o2 = 1e-300), s2 = 1 / s2, c2 *= s2 * o2, d2 = -(e2 + l2) * (r2 + l2) * n2 / ((e2 + u2) * (i2 + u2)), s2 = 1 + d2 * s2, Math.abs(s2) < 1e-300 && (s2 = 1e-300), o2 = 1 + d2 / o2, Math.abs(o2) < 1e-300 && (o2 = 1e-300), s2 = 1 / s2;
+    let f2 = s2 * o2;
+    if (c2 *= f2, Math.abs(f2 - 1) < 1e-16) break;
+  }
+  return c2;
+};
+var N = (e2) => {
+  let t2 = e2 > 0 ? e2 : 1, n2 = t2 / 2, r2 = 0.5, i2 = n2 < 12 ? j(n2 + 0.5) - j(n2) : 0.5 * Math.log(n2) - 1 / (8 * n2) + 1 / (192 * n2 ** 3) - 1 / (640 * n2 ** 5) + 0.00118582565234835 / n2 ** 7 - 0.00167977198469943 / n2 ** 9 + 0.00342404392538552 / n2 ** 11, a2 = 0.5 * Math.log(Math.PI), o2 = i2 - 0.5 * Math.log(t2 * Math.PI), s2 = (e3) => {
+    let o3 = e3 * e3, s3 = o3 / (t2 + o3), c3 = Math.exp(i2 - a2 + n2 * Math.log1p(-s3) + r2 * Math.log(s3));
+    return s3 <= 0.5 ? 1 - c3 * M(r2, n2, s3) / r2 : c3 * M(n2, r2, 1 - s3) / n2;
+  }, c2 = (e3) => o2 - (t2 + 1) / 2 * Math.log1p(e3 * e3 / t2), l2 = 1.959963984540054;
+  for (let e3 = 0; e3 < 30; e3++) {
+    let e4 = Math.exp(-c2(l2)), t3 = 0.5 * (s2(l2) - 0.05) * e4;
+    if (!Number.isFinite(t3)) break;
+    let n3 = l2 + t3;
+    if (!(n3 > 0)) break;
+    let r3 = Math.abs(t3);
+    if (l2 = n3, r3 <= 4e-16 * e4) break;
+  }
+  return l2;
+};
+var P = (e2) => Array.isArray(e2) && e2.length !== 0;
+function F(e2) {
+  let t2 = e2.length;
+  if (t2 < 1024) {
+    e2.sort(z2);
+    return;
+  }
+  let n2 = true, r2 = true, i2 = e2[0];
+  for (let a3 = 0; a3 < t2; a3++) {
+    let t3 = e2[a3];
+    if (!Number.isFinite(t3) || Object.is(t3, -0)) {
+      e2.sort(z2);
+      return;
+    }
+    (n2 || r2) && (n2 &&= t3 >= i2, r2 &&= t3 <= i2, i2 = t3);
+  }
+  if (n2) return;
+  if (r2) {
+    e2.reverse();
+    return;
+  }
+  let a2 = new Float64Array(e2).sort();
+  for (let n3 = 0; n3 < t2; n3++) e2[n3] = a2[n3];
+}
+var I = (e2) => {
+  let t2 = e2.length;
+  if (t2 === 1) return {
+    mean: e2[0],
+    vr: 0
+  };
+  let n2 = 0, r2 = 0, i2 = 0;
+  for (; i2 < t2; ) {
+    let t3 = e2[i2++], a2 = t3 - n2;
+    n2 += a2 / i2, r2 += a2 * (t3 - n2);
+  }
+  return {
+    mean: n2,
+    vr: r2 / (t2 - 1)
+  };
+};
+var L = (e2, t2) => {
+  let n2 = e2 + t2;
+  return Number.isFinite(n2) ? n2 / 2 : e2 / 2 + t2 / 2;
+};
+var R = (e2, t2) => {
+  let n2 = (e2.length - 1) * t2, r2 = Math.floor(n2), i2 = e2[r2];
+  if (n2 === r2) return i2;
+  let a2 = e2[r2 + 1];
+  if (i2 === a2) return i2;
+  let o2 = n2 - r2;
+  if (o2 === 0.5) return L(i2, a2);
+  let s2 = a2 - i2;
+  return Number.isFinite(s2) ? i2 + o2 * s2 : (1 - o2) * i2 + o2 * a2;
+};
+var z2 = (e2, t2) => e2 - t2;
+var B = (e2, t2) => {
+  let n2 = 0, r2 = e2.length, i2 = 0;
+  for (; i2 < r2; ) n2 += (Math.abs(e2[i2++] - t2) - n2) / i2;
+  return n2;
+};
+function V(e2, t2) {
+  let n2 = e2.length;
+  if (n2 === 1) return 0;
+  let r2 = n2 >> 1, i2 = n2 + 1 >> 1, a2 = 0, o2 = r2, s2, c2, l2, u2, d2, f2;
+  for (; a2 <= o2; ) {
+    if (s2 = a2 + o2 >> 1, c2 = i2 - s2, l2 = s2 === 0 ? -Infinity : t2 - e2[r2 - s2], d2 = s2 === r2 ? Infinity : t2 - e2[r2 - s2 - 1], u2 = c2 === 0 ? -Infinity : e2[r2 + c2 - 1] - t2, f2 = c2 === n2 - r2 ? Infinity : e2[r2 + c2] - t2, l2 <= f2 && u2 <= d2) return n2 & 1 ? Math.max(l2, u2) : L(Math.max(l2, u2), Math.min(d2, f2));
+    l2 > f2 ? o2 = s2 - 1 : a2 = s2 + 1;
+  }
+  return 0;
+}
+var H = (e2) => V(e2, R(e2, 0.5));
+function U(e2, t2 = false) {
+  let { mean: n2, vr: r2 } = I(e2), i2 = Math.sqrt(r2), a2 = i2 / Math.sqrt(e2.length), o2 = e2.length - 1, s2 = N(o2), c2 = a2 * s2, l2 = n2 === 0 ? Infinity : c2 / Math.abs(n2) * 100, u2 = R(e2, 0.5);
+  return {
+    aad: B(e2, n2),
+    critical: s2,
+    df: o2,
+    mad: V(e2, u2),
+    max: e2[o2],
+    mean: n2,
+    min: e2[0],
+    moe: c2,
+    p50: u2,
+    p75: R(e2, 0.75),
+    p99: R(e2, 0.99),
+    p995: R(e2, 0.995),
+    p999: R(e2, 0.999),
+    rme: l2,
+    samples: t2 ? e2 : void 0,
+    samplesCount: e2.length,
+    sd: i2,
+    sem: a2,
+    variance: r2
+  };
+}
+var W = (e2, t2) => {
+  let n2 = e2.length;
+  if (n2 < 10) return;
+  let r2 = 0;
+  for (let t3 of e2) t3 === 0 && r2++;
+  if (r2 * 2 > n2) return "zero-dominated";
+  let i2 = Math.max(3, Math.min(10, Math.floor(n2 / 1e3))), a2 = 1;
+  for (let t3 = 1; t3 < n2 && !(e2[t3] !== e2[t3 - 1] && (a2++, a2 >= i2)); t3++) ;
+  if (a2 < i2) return "low-distinct";
+  if (n2 > 100 && t2 === 0) return "zero-mad";
+};
+var K = (e2) => {
+  let t2;
+  for (let n2 = 0; n2 < e2.length; n2++) {
+    let r2 = e2[n2];
+    if (!(r2 <= 0) && (t2 ??= r2, e2[n2 + 1] === r2)) return r2;
+  }
+  return t2;
+};
+var q = (e2, t2 = {}) => {
+  let { estimator: n2 = "median", pairs: r2 = 1024, warmupPairs: i2 = 64 } = t2, { fn: a2, toMs: o2 } = e2;
+  if (!Number.isInteger(r2) || r2 <= 0) return 0;
+  if (Number.isInteger(i2) && i2 > 0) for (let e3 = 0; e3 < i2; e3++) {
+    let e4 = a2();
+    o2(a2() - e4);
+  }
+  let s2 = [];
+  for (let e3 = 0; e3 < r2; e3++) {
+    let e4 = a2(), t3 = o2(a2() - e4);
+    t3 > 0 && s2.push(t3);
+  }
+  return s2.length * 2 < r2 ? 0 : (s2.sort(z2), n2 === "min" ? s2[0] : R(s2, n2 === "p05" ? 0.05 : 0.5));
+};
+var ne = [
+  "afterAll",
+  "beforeAll",
+  "beforeEach",
+  "afterEach"
+];
+var re = ["not-started", "started"];
+var J = { state: "not-started" };
+var Y = { state: "aborted" };
+var ie = { state: "started" };
+var X = class extends EventTarget {
+  get detectedResolution() {
+    return this.#r;
+  }
+  get name() {
+    return this.#o;
+  }
+  get result() {
+    return {
+      ...this.#s,
+      runtime: this.#n.runtime,
+      runtimeVersion: this.#n.runtimeVersion,
+      timestampProviderName: this.#n.timestampProvider.name
+    };
+  }
+  get runs() {
+    return this.#l;
+  }
+  #e = false;
+  #t;
+  #n;
+  #r = void 0;
+  #i;
+  #a;
+  #o;
+  #s = J;
+  #c;
+  #l = 0;
+  #u;
+  #d;
+  #f;
+  #p;
+  constructor(e2, t2, n2, r2 = {}) {
+    super(), this.#n = e2, this.#o = t2, this.#i = n2, this.#a = r2, this.#t = r2.async ?? o(n2), this.#u = r2.signal, this.#c = r2.retainSamples ?? e2.retainSamples, this.#f = e2.timestampProvider, this.#d = e2.timestampProvider.fn, this.#p = e2.timestampProvider.toMs;
+    for (let e3 of ne) this.#a[e3] != null && s(typeof this.#a[e3] == "function", `'${e3}' must be a function if provided`);
+    this.reset(false), this.#u && (this.#u.aborted ? this.#v() : this.#u.addEventListener("abort", this.#v.bind(this), { once: true })), this.#n.signal && (this.#n.signal.aborted ? this.#v() : this.#n.signal.addEventListener("abort", this.#v.bind(this), { once: true }));
+  }
+  reset(e2 = true) {
+    this.#l = 0, this.#r = void 0, this.#s = this.#e ? Y : J, e2 && this.dispatchEvent(new n("reset", this));
+  }
+  async run() {
+    if (this.#s.state !== "not-started") return this;
+    this.#s = { state: "started" }, this.dispatchEvent(new n("start", this)), await this.#n.setup(this, "run");
+    let { error: e2, overriddenIndices: t2, samples: r2 } = await this.#m("run", this.#n.time, this.#n.iterations);
+    return await this.#n.teardown(this, "run"), this.#b({
+      error: e2,
+      latencySamples: r2,
+      overriddenIndices: t2
+    }), this;
+  }
+  runSync() {
+    if (this.#s.state !== "not-started") return this;
+    s(this.#n.concurrency === null, "Cannot use `concurrency` option when using `runSync`"), this.#s = ie, this.dispatchEvent(new n("start", this));
+    let e2 = this.#n.setup(this, "run");
+    s(!r(e2), "`setup` function must be sync when using `runSync()`");
+    let { error: t2, overriddenIndices: i2, samples: a2 } = this.#h("run", this.#n.time, this.#n.iterations), o2 = this.#n.teardown(this, "run");
+    return s(!r(o2), "`teardown` function must be sync when using `runSync()`"), this.#b({
+      error: t2,
+      latencySamples: a2,
+      overriddenIndices: i2
+    }), this;
+  }
+  async warmup() {
+    if (this.#s.state !== "not-started") return;
+    this.dispatchEvent(new n("warmup", this)), await this.#n.setup(this, "warmup");
+    let { error: e2 } = await this.#m("warmup", this.#n.warmupTime, this.#n.warmupIterations);
+    await this.#n.teardown(this, "warmup"), this.#y(e2);
+  }
+  warmupSync() {
+    if (this.#s.state !== "not-started") return;
+    this.dispatchEvent(new n("warmup", this));
+    let e2 = this.#n.setup(this, "warmup");
+    s(!r(e2), "`setup` function must be sync when using `runSync()`");
+    let { error: t2 } = this.#h("warmup", this.#n.warmupTime, this.#n.warmupIterations), i2 = this.#n.teardown(this, "warmup");
+    s(!r(i2), "`teardown` function must be sync when using `runSync()`"), this.#y(t2);
+  }
+  async #m(e2, t2, n2) {
+    try {
+      this.#a.beforeAll && await this.#a.beforeAll.call(this, e2);
+      let r2 = this.#n.concurrency !== "task", i2 = 0, a2 = [], o2 = /* @__PURE__ */ new Set(), s2 = async () => {
+        if (!this.#e) try {
+          this.#a.beforeEach != null && await this.#a.beforeEach.call(this, e2);
+          let { iterationCost: t3, overridden: n3, taskTime: s3 } = this.#t ? await this.#g(r2) : this.#_(r2), c2 = a2.push(s3) - 1;
+          n3 && o2.add(c2), r2 && (i2 += t3 ?? s3);
+        } finally {
+          this.#a.afterEach != null && await this.#a.afterEach.call(this, e2);
+        }
+      };
+      if (!r2) await ee({
+        fn: s2,
+        iterations: n2,
+        limit: Math.max(1, Math.floor(this.#n.threshold)),
+        signal: this.#u ?? this.#n.signal,
+        time: t2,
+        timestampProvider: this.#f
+      }), this.#l = a2.length;
+      else for (; (i2 < t2 || a2.length < n2) && !this.#e; ) await s2();
+      return this.#a.afterAll != null && await this.#a.afterAll.call(this, e2), P(a2) ? {
+        overriddenIndices: o2,
+        samples: a2
+      } : {};
+    } catch (e3) {
+      return { error: c(e3) };
+    }
+  }
+  #h(e2, t2, n2) {
+    try {
+      if (this.#a.beforeAll) {
+        let t3 = this.#a.beforeAll.call(this, e2);
+        s(!r(t3), "`beforeAll` function must be sync when using `runSync()`");
+      }
+      let i2 = 0, a2 = [], o2 = /* @__PURE__ */ new Set(), c2 = () => {
+        if (!this.#e) try {
+          if (this.#a.beforeEach) {
+            let t4 = this.#a.beforeEach.call(this, e2);
+            s(!r(t4), "`beforeEach` function must be sync when using `runSync()`");
+          }
+          let { iterationCost: t3, overridden: n3, taskTime: c3 } = this.#_(true), l2 = a2.push(c3) - 1;
+          n3 && o2.add(l2), i2 += t3 ?? c3;
+        } finally {
+          if (this.#a.afterEach) {
+            let t3 = this.#a.afterEach.call(this, e2);
+            s(!r(t3), "`afterEach` function must be sync when using `runSync()`");
+          }
+        }
+      };
+      for (; (i2 < t2 || a2.length < n2) && !this.#e; ) c2();
+      if (this.#a.afterAll) {
+        let t3 = this.#a.afterAll.call(this, e2);
+        s(!r(t3), "`afterAll` function must be sync when using `runSync()`");
+      }
+      return P(a2) ? {
+        overriddenIndices: o2,
+        samples: a2
+      } : {};
+    } catch (e3) {
+      return { error: c(e3) };
+    }
+  }
+  async #g(e2) {
+    let t2 = this.#d(), n2 = await this.#i.call(this), r2 = this.#p(this.#d() - t2), i2 = e2 ? Q(n2) : void 0, a2 = Z(n2);
+    return a2 === void 0 ? {
+      iterationCost: i2,
+      overridden: false,
+      taskTime: r2
+    } : {
+      iterationCost: i2,
+      overridden: true,
+      taskTime: a2
+    };
+  }
+  #_(e2) {
+    let t2 = this.#d(), n2 = this.#i.call(this), i2 = this.#p(this.#d() - t2);
+    s(!r(n2), "task function must be sync when using `runSync()`");
+    let a2 = e2 ? Q(n2) : void 0, o2 = Z(n2);
+    return o2 === void 0 ? {
+      iterationCost: a2,
+      overridden: false,
+      taskTime: i2
+    } : {
+      iterationCost: a2,
+      overridden: true,
+      taskTime: o2
+    };
+  }
+  #v() {
+    if (this.#e = true, re.includes(this.#s.state)) {
+      this.#s = Y;
+      let e2 = new n("abort", this);
+      this.dispatchEvent(e2), this.#n.dispatchEvent(e2);
+    }
+  }
+  #y(e2) {
+    if (e2) {
+      this.#s = {
+        state: "errored",
+        error: e2
+      };
+      let t2 = new n("error", this, e2);
+      if (this.dispatchEvent(t2), this.#n.dispatchEvent(t2), this.#n.throws) throw e2;
+    }
+  }
+  #b({ error: e2, latencySamples: t2, overriddenIndices: r2 }) {
+    if (P(t2)) {
+      this.#l = t2.length;
+      let e3 = this.#n.timerOverhead;
+      if (e3 !== void 0 && e3 > 0) for (let n2 = 0; n2 < t2.length; n2++) r2?.has(n2) || (t2[n2] = Math.max(0, t2[n2] - e3));
+      let i3 = (r2?.size ?? 0) > 0, a2 = i3 ? t2.filter((e4, t3) => !r2?.has(t3)) : t2;
+      F(t2);
+      let o2 = U(t2, this.#c), s2;
+      i3 ? P(a2) ? (F(a2), this.#r = K(a2), s2 = W(a2, H(a2))) : this.#r = void 0 : (this.#r = K(t2), s2 = W(t2, o2.mad));
+      let c2 = o2.mean, l2 = 0, u2 = [];
+      for (let e4 of t2) e4 === 0 ? u2.push(c2 === 0 ? 0 : 1e3 / c2) : (l2 += e4, u2.push(1e3 / e4));
+      F(u2);
+      let d2 = U(u2, this.#c);
+      if (this.#s = {
+        state: this.#e ? "aborted-with-statistics" : "completed",
+        latency: o2,
+        period: l2 / this.runs,
+        throughput: d2,
+        totalTime: l2
+      }, s2 !== void 0) {
+        let e4 = new n("warning", this, s2);
+        this.dispatchEvent(e4), this.#n.dispatchEvent(e4);
+      }
+    } else this.#e && (this.#s = Y);
+    if (e2) {
+      this.#s = {
+        state: "errored",
+        error: e2
+      };
+      let t3 = new n("error", this, e2);
+      if (this.dispatchEvent(t3), this.#n.dispatchEvent(t3), this.#n.throws) throw e2;
+    }
+    let i2 = new n("cycle", this);
+    this.dispatchEvent(i2), this.#n.dispatchEvent(i2), this.dispatchEvent(new n("complete", this));
+  }
+};
+function Z(e2) {
+  if (typeof e2 != "object" || !e2) return;
+  let t2 = e2;
+  if (!("overriddenDuration" in t2)) return;
+  let n2 = t2.overriddenDuration;
+  return typeof n2 == "number" && Number.isFinite(n2) && n2 >= 0 ? n2 : void 0;
+}
+function Q(e2) {
+  if (typeof e2 != "object" || !e2) return;
+  let t2 = e2;
+  try {
+    if (!("overriddenIterationCost" in t2)) return;
+    let e3 = t2.overriddenIterationCost;
+    return typeof e3 == "number" && Number.isFinite(e3) && e3 >= 0 ? e3 : void 0;
+  } catch {
+    return;
+  }
+}
+var $ = '`subtractTimerOverhead` cannot be used with `concurrency: "task"` \u2014 set `concurrency` to `null` or `"bench"`, or disable `subtractTimerOverhead`';
+var ae = class extends EventTarget {
+  concurrency;
+  iterations;
+  name;
+  now;
+  retainSamples;
+  runtime;
+  runtimeVersion;
+  setup;
+  signal;
+  subtractTimerOverhead;
+  teardown;
+  threshold;
+  throws;
+  time;
+  timerOverhead;
+  timestampProvider;
+  warmup;
+  warmupIterations;
+  warmupTime;
+  get results() {
+    return this.tasks.map((e2) => e2.result);
+  }
+  get tasks() {
+    return [...this.#e.values()];
+  }
+  #e = /* @__PURE__ */ new Map();
+  constructor(t2 = {}) {
+    super();
+    let { name: r2, ...i2 } = t2;
+    this.name = r2, this.runtime = h, this.runtimeVersion = g2, this.concurrency = i2.concurrency ?? null, this.threshold = i2.threshold ?? Infinity, this.time = i2.time ?? 1e3, this.iterations = i2.iterations ?? 64, s(i2.now === void 0 || i2.timestampProvider === void 0, "Cannot set both `now` and `timestampProvider` options"), this.timestampProvider = E(i2.now ?? i2.timestampProvider), this.now = () => this.timestampProvider.toMs(this.timestampProvider.fn()), this.warmup = i2.warmup ?? true, this.warmupIterations = i2.warmupIterations ?? 16, this.warmupTime = i2.warmupTime ?? 250, this.setup = i2.setup ?? e, this.teardown = i2.teardown ?? e, this.throws = i2.throws ?? false, i2.signal != null && (this.signal = i2.signal), this.retainSamples = i2.retainSamples === true, this.subtractTimerOverhead = i2.subtractTimerOverhead === true, s(!(this.subtractTimerOverhead && this.concurrency === "task"), $);
+    let a2 = this.subtractTimerOverhead ? q(this.timestampProvider) : void 0;
+    a2 != null && (this.timerOverhead = a2), this.signal && this.signal.addEventListener("abort", () => {
+      this.dispatchEvent(new n("abort"));
+    }, { once: true });
+  }
+  add(e2, t2, r2 = {}) {
+    if (this.#e.has(e2)) throw Error(`Task "${e2}" already exists`);
+    {
+      let i2 = new X(this, e2, t2, r2);
+      this.#e.set(e2, i2), this.dispatchEvent(new n("add", i2));
+    }
+    return this;
+  }
+  getTask(e2) {
+    return this.#e.get(e2);
+  }
+  remove(e2) {
+    let t2 = this.getTask(e2);
+    return t2 && (this.#e.delete(e2), this.dispatchEvent(new n("remove", t2))), this;
+  }
+  reset() {
+    for (let e2 of this.#e.values()) e2.reset();
+    this.dispatchEvent(new n("reset"));
+  }
+  async run() {
+    s(!(this.subtractTimerOverhead && this.concurrency === "task"), $), this.warmup && await this.#t(), this.dispatchEvent(new n("start"));
+    let e2 = [];
+    if (this.concurrency === "bench") {
+      let t2 = [];
+      for (let e3 of this.#e.values()) t2.push(e3.run());
+      e2 = await Promise.all(t2);
+    } else for (let t2 of this.#e.values()) e2.push(await t2.run());
+    return this.dispatchEvent(new n("complete")), e2;
+  }
+  runSync() {
+    s(this.concurrency === null, "Cannot use `concurrency` option when using `runSync`"), this.warmup && this.#n();
+    let e2 = [];
+    this.dispatchEvent(new n("start"));
+    for (let t2 of this.#e.values()) e2.push(t2.runSync());
+    return this.dispatchEvent(new n("complete")), e2;
+  }
+  table(e2 = te) {
+    return this.tasks.map(e2);
+  }
+  async #t() {
+    if (this.dispatchEvent(new n("warmup")), this.concurrency === "bench") {
+      let e2 = [];
+      for (let t2 of this.#e.values()) e2.push(t2.warmup());
+      await Promise.all(e2);
+    } else for (let e2 of this.#e.values()) await e2.warmup();
+  }
+  #n() {
+    this.dispatchEvent(new n("warmup"));
+    for (let e2 of this.#e.values()) e2.warmupSync();
+  }
+};
+
+// src/measure/micro/alternate.ts
+import { pathToFileURL } from "node:url";
+
+// src/util/errors.ts
+function messageOf(error) {
+  if (error instanceof Error) return error.message;
+  return typeof error === "string" ? error : JSON.stringify(error) ?? String(error);
+}
+
+// src/measure/micro/harness/packages.ts
+var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest"];
+var GRAPH_PARAMETER = "benchgate-graph";
+
+// src/measure/micro/alternate.ts
+var SideFailure = class _SideFailure extends Error {
+  constructor(revision, cause, root, context) {
+    super(context ? `${context}: ${describeThrown(cause, root)}` : describeThrown(cause, root));
+    this.revision = revision;
+  }
+  revision;
+  /** A failure told by another thread: its message as it was written there. */
+  static told(revision, message) {
+    const failure = new _SideFailure(revision, void 0);
+    failure.message = message;
+    return failure;
+  }
+};
+function describeThrown(thrown, root) {
+  if (!(thrown instanceof Error)) return `threw ${messageOf(thrown)}`;
+  const head = withoutGraph(`${thrown.name}: ${thrown.message}`);
+  if (!root || !thrown.stack) return head;
+  const prefix = pathToFileURL(root).href + "/";
+  const frame = thrown.stack.split("\n").map((line) => line.trim()).find((line) => line.startsWith("at ") && (line.includes(prefix) || line.includes(root + "/")) && !line.includes("/node_modules/"));
+  return frame ? `${head}
+    ${withoutGraph(frame.replace(prefix, "").replace(root + "/", ""))}` : head;
+}
+function withoutGraph(location) {
+  return location.replace(new RegExp(`[?&]${GRAPH_PARAMETER}=\\d+`, "g"), "");
+}
+var LocalSide = class {
+  prepared;
+  constructor(task) {
+    this.prepared = { ...task, isAsync: false, callMs: 0 };
+  }
+  get revision() {
+    return this.prepared.revision;
+  }
+  get hooked() {
+    return Boolean(this.prepared.opts.beforeEach || this.prepared.opts.afterEach);
+  }
+  async warm() {
+    await runHook(this.prepared, "beforeAll");
+    await probe(this.prepared);
+    return this.prepared.callMs;
+  }
+  setBatch(batch) {
+    this.prepared.batchFn = batchTask(this.prepared, batch);
+    return Promise.resolve();
+  }
+  block(iterations) {
+    return runBlock(this.prepared, iterations);
+  }
+  async finish() {
+    await runHook(this.prepared, "afterAll").catch(() => void 0);
+  }
+  /**
+   * Its beforeAll hook and one call, then its loop, reading no clock (counts mode, measure/counts/task.ts: a rerun
+   * makes the same calls). Throws a SideFailure.
+   */
+  async countingLoop() {
+    await runHook(this.prepared, "beforeAll");
+    try {
+      return await firstCall(this.prepared);
+    } catch (error) {
+      throw error instanceof SideFailure ? error : new SideFailure(this.prepared.revision, error, this.prepared.root);
+    }
+  }
+  /** `calls` calls of its warmed loop, untimed (a profiled run). */
+  async run(calls) {
+    await this.prepared.loop(calls);
+  }
+};
+async function runBlock(side, iterations) {
+  const bench = new ae({ time: 0, iterations, warmup: false, throws: false, timestampProvider: "hrtimeNow" });
+  bench.add(side.revision, side.batchFn, { async: side.isAsync, beforeEach: side.opts.beforeEach, afterEach: side.opts.afterEach });
+  if (side.isAsync) await bench.run();
+  else bench.runSync();
+  const task = bench.getTask(side.revision);
+  const result = task.result;
+  if (result.state === "errored") throw new SideFailure(side.revision, result.error, side.root);
+  if (result.state !== "completed") throw new SideFailure(side.revision, `tinybench ended the block in state '${result.state}'`);
+  return { period: result.period, runs: task.runs, totalTime: result.totalTime };
+}
+async function probe(side) {
+  try {
+    const loop = await firstCall(side);
+    let count = 1;
+    for (; ; count *= 2) {
+      const start = performance.now();
+      await loop(count);
+      if (performance.now() - start >= 2 || count >= 1 << 22) break;
+    }
+    let best = Number.POSITIVE_INFINITY;
+    for (let i2 = 0; i2 < 8; i2++) {
+      const start = performance.now();
+      await loop(count);
+      best = Math.min(best, (performance.now() - start) / count);
+    }
+    side.callMs = best;
+  } catch (error) {
+    throw error instanceof SideFailure ? error : new SideFailure(side.revision, error, side.root);
+  }
+}
+async function firstCall(side) {
+  await runHook(side, "beforeEach");
+  const first = side.fn();
+  side.isAsync = isThenable(first);
+  if (side.isAsync) await first;
+  await runHook(side, "afterEach");
+  const hooked = Boolean(side.opts.beforeEach || side.opts.afterEach);
+  side.loop = hooked ? hookedLoop(side) : compileLoop(side.fn, side.isAsync);
+  return side.loop;
+}
+function hookedLoop(side) {
+  return async (n2) => {
+    for (let i2 = 0; i2 < n2; i2++) {
+      await runHook(side, "beforeEach");
+      await side.fn();
+      await runHook(side, "afterEach");
+    }
+  };
+}
+async function runHook(side, hook) {
+  const fn = side.opts[hook];
+  if (!fn) return;
+  try {
+    await fn.call(void 0);
+  } catch (error) {
+    throw new SideFailure(side.revision, error, side.root, `${hook} hook`);
+  }
+}
+function isThenable(value) {
+  return typeof value === "object" && value !== null && typeof value.then === "function";
+}
+function compileLoop(fn, isAsync) {
+  const body = isAsync ? "return async function benchgateLoop(n) { let last; for (let i = 0; i < n; i++) last = await fn(); sink.value = last; }" : "return function benchgateLoop(n) { let last; for (let i = 0; i < n; i++) last = fn(); sink.value = last; }";
+  return new Function("fn", "sink", body)(fn, sink);
+}
+function batchTask(side, batch) {
+  if (side.opts.beforeEach || side.opts.afterEach) return side.fn;
+  return new Function("loop", "n", "return function benchgateBatch() { return loop(n); }")(side.loop, batch);
+}
+var sink = { value: void 0 };
+
+// src/measure/micro/harness/capture.ts
+import { fileURLToPath as fileURLToPath2 } from "node:url";
+
+// src/measure/micro/harness/patched.ts
+var PatchedHarness = class _PatchedHarness {
+  constructor(capture) {
+    this.capture = capture;
+  }
+  capture;
+  /** Every class patched, whichever harness reached it: one set for the process, as its capture is one. */
+  static patched = /* @__PURE__ */ new WeakSet();
+  imported(resolved, real) {
+    this.capture.record(this.name, resolved);
+    const target = this.classIn(real);
+    if (typeof target !== "function" || _PatchedHarness.patched.has(target)) return;
+    _PatchedHarness.patched.add(target);
+    this.patch(target);
+  }
+  required(resolved, load) {
+    const loaded = load();
+    this.imported(resolved, this.asImported(loaded));
+    return loaded;
+  }
+};
+
+// src/measure/micro/harness/benchmarkjs.ts
+var BenchmarkjsHarness = class extends PatchedHarness {
+  name = "benchmark.js";
+  package = "benchmark";
+  classIn(namespace) {
+    return namespace.default;
+  }
+  asImported(loaded) {
+    return { default: loaded };
+  }
+  patch(Benchmark) {
+    const collect = (suite) => {
+      for (let i2 = 0; i2 < suite.length; i2++) this.addBenchmark(suite[i2], typeof suite.name === "string" && suite.name ? [suite.name] : []);
+      try {
+        suite.emit("complete");
+      } catch (error) {
+        this.capture.lateError(error);
+      }
+    };
+    const collectOne = (benchmark) => this.addBenchmark(benchmark, []);
+    Benchmark.Suite.prototype.run = function() {
+      collect(this);
+      return this;
+    };
+    Benchmark.prototype.run = function() {
+      collectOne(this);
+      return this;
+    };
+  }
+  addBenchmark(benchmark, suites) {
+    const { fn, setup, teardown } = benchmark;
+    const name = benchmark.name ?? `benchmark ${benchmark.id ?? ""}`.trim();
+    if (typeof fn !== "function")
+      throw new Error(`benchmark.js task '${name}' gives its code as a string; benchgate captures functions only: pass a function`);
+    for (const [hook, value] of [
+      ["setup", setup],
+      ["teardown", teardown]
+    ])
+      if (typeof value === "string" && value.trim())
+        throw new Error(`benchmark.js task '${name}' gives its ${hook} as a string; benchgate captures functions only: pass a function`);
+    const opts = {};
+    if (typeof setup === "function") opts.beforeAll = () => setup.call(benchmark);
+    if (typeof teardown === "function") opts.afterAll = () => teardown.call(benchmark);
+    const task = benchmark.defer ? () => new Promise((resolve, reject) => {
+      try {
+        fn.call(benchmark, { benchmark, resolve: () => resolve(), cycles: 0, elapsed: 0, timeStamp: 0 });
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }) : fn;
+    this.capture.add({ suites, name, fn: task, opts });
+  }
+};
+
+// src/measure/micro/harness/graphs.ts
+import Module from "node:module";
+import path from "node:path";
+import { pathToFileURL as pathToFileURL2 } from "node:url";
+var ModuleGraphs = class {
+  /** CommonJS modules loaded before any bench file (benchgate's own): kept when a new module graph starts. */
+  preloaded;
+  graphs = 0;
+  graphCaches = /* @__PURE__ */ new Map();
+  cacheOfModule = /* @__PURE__ */ new WeakMap();
+  /**
+   * The URL to import `file` with so that it and everything it imports get instances of their own: a
+   * module graph per bench file and per worker, as each would have in its own process or thread. Code
+   * shared by the tasks of two files, or by two workers' scenarios (one router class behind eighteen
+   * lookup scenarios), would otherwise be one function in this process, its inline caches and
+   * optimised code shaped by whichever scenarios ran before: a task's figure would depend on its
+   * neighbours, and change when they are decided and leave (docs/statistics.md). ES modules: the URL
+   * carries a graph number that the resolve hook (hooks.ts) passes on to every file the module
+   * imports. CommonJS: a require cache per graph, since Node keys a CommonJS module by its path alone.
+   */
+  inNewGraph(file) {
+    const internal = Module;
+    this.preloaded ??= new Set(Object.keys(internal._cache));
+    const cache = /* @__PURE__ */ Object.create(null);
+    for (const [key, module] of Object.entries(internal._cache)) if (this.preloaded.has(key) || key.endsWith(".node")) cache[key] = module;
+    internal._cache = cache;
+    this.graphCaches.set(++this.graphs, cache);
+    return `${pathToFileURL2(file).href}?${GRAPH_PARAMETER}=${this.graphs}`;
+  }
+  /**
+   * `require()` of a harness, which Node 20 does not pass through the module hooks: answered by `answer` when
+   * a file outside node_modules requires it. Every require() runs in its parent's graph (inGraphOf).
+   */
+  wrapRequire(answer2) {
+    const internal = Module;
+    const load = internal._load;
+    const inGraphOf = this.inGraphOf.bind(this);
+    internal._load = function(request, parent, isMain) {
+      const harness = HARNESS_PACKAGES.includes(request) && parent?.filename && !parent.filename.includes(`${path.sep}node_modules${path.sep}`);
+      return inGraphOf(parent, () => {
+        if (!harness) return load.call(this, request, parent, isMain);
+        return answer2(request, internal._resolveFilename(request, parent), () => load.call(this, request, parent, isMain));
+      });
+    };
+  }
+  /**
+   * A require() runs against the require cache of its parent's module graph: a module that requires lazily
+   * (inside a function, at measurement time, after other graphs have loaded) gets its own graph's instances.
+   */
+  inGraphOf(parent, load) {
+    const cache = parent ? this.graphCacheOf(parent) : void 0;
+    const internal = Module;
+    if (!cache || cache === internal._cache) return load();
+    const active = internal._cache;
+    internal._cache = cache;
+    try {
+      return load();
+    } finally {
+      internal._cache = active;
+    }
+  }
+  graphCacheOf(module) {
+    if (this.cacheOfModule.has(module)) return this.cacheOfModule.get(module);
+    const filename = module.filename;
+    if (typeof filename !== "string") return void 0;
+    const cache = [...this.graphCaches.values()].find((candidate) => candidate[filename] === module);
+    if (cache) this.cacheOfModule.set(module, cache);
+    return cache;
+  }
+};
+
+// src/measure/micro/harness/names.ts
+function withoutPadding(tasks) {
+  const longest = Math.max(0, ...tasks.map((task) => task.name.length));
+  const padded = tasks.filter((task) => task.name.length === longest && task.name.endsWith("."));
+  if (padded.length < 2) return tasks;
+  return tasks.map((task) => task.name.length === longest ? { ...task, name: task.name.replace(/\.+$/, "") || task.name } : task);
+}
+function uniqueNames(tasks) {
+  const seen = /* @__PURE__ */ new Map();
+  return tasks.map((task) => {
+    const key = [...task.suites, task.name].join("\0");
+    const count = (seen.get(key) ?? 0) + 1;
+    seen.set(key, count);
+    return count === 1 ? task : { ...task, name: `${task.name} (${count})` };
+  });
+}
+function trimmedName(name) {
+  return String(name).trimEnd() || String(name);
+}
+
+// src/measure/micro/harness/mitata.ts
+var MitataHarness = class {
+  constructor(capture) {
+    this.capture = capture;
+  }
+  capture;
+  name = "mitata";
+  package = "mitata";
+  groups = [];
+  declaring() {
+    this.groups = [];
+  }
+  /** Our `bench`, `group`, `run`...: the revision's other exports (measure, $, ...) stay its own, beside these. */
+  imported(resolved) {
+    this.capture.record("mitata", resolved);
+    const within = (name, body) => {
+      const saved = this.groups;
+      if (name) this.groups = [...saved, name];
+      try {
+        return body();
+      } finally {
+        this.groups = saved;
+      }
+    };
+    const passThrough = (...args) => {
+      const body = args.find((arg) => typeof arg === "function");
+      return body?.();
+    };
+    const bench = (name, fn) => {
+      const [label, body] = typeof name === "function" ? [name.name || "anonymous", name] : [String(name), fn];
+      const declared = new MitataBench(label, body, [...this.groups]);
+      this.capture.stir();
+      this.capture.later(() => declared.tasks());
+      return declared;
+    };
+    return {
+      bench,
+      baseline: bench,
+      group: (name, body) => typeof name === "function" ? within(void 0, name) : within(typeof name === "string" ? name : name?.name, body),
+      summary: passThrough,
+      barplot: passThrough,
+      boxplot: passThrough,
+      lineplot: passThrough,
+      compact: passThrough,
+      run: () => Promise.resolve({ benchmarks: [], context: {}, layout: [] }),
+      do_not_optimize: (value) => void (sink2.value = value)
+    };
+  }
+  required(resolved, load) {
+    const loaded = load();
+    return { ...loaded, ...this.imported(resolved) };
+  }
+};
+var MitataBench = class {
+  constructor(label, fn, groups) {
+    this.label = label;
+    this.fn = fn;
+    this.groups = groups;
+  }
+  label;
+  fn;
+  groups;
+  params = /* @__PURE__ */ new Map();
+  name(label) {
+    this.label = label;
+    return this;
+  }
+  args(name, values) {
+    if (Array.isArray(name)) this.params.set("x", name);
+    else if (typeof name === "object" && name !== null)
+      for (const [key, list] of Object.entries(name)) this.params.set(key, list);
+    else this.params.set(String(name), values);
+    return this;
+  }
+  range(name, start, end, multiplier = 8) {
+    const values = [];
+    for (let value = start; value <= end; value *= multiplier) values.push(value);
+    return this.args(name, values);
+  }
+  dense_range(name, start, end, step = 1) {
+    const values = [];
+    for (let value = start; value <= end; value += step) values.push(value);
+    return this.args(name, values);
+  }
+  baseline() {
+    return this;
+  }
+  gc() {
+    return this;
+  }
+  compact() {
+    return this;
+  }
+  highlight() {
+    return this;
+  }
+  async tasks() {
+    let combinations = [{}];
+    for (const [key, values] of this.params)
+      combinations = combinations.flatMap((combo) => values.map((value) => ({ ...combo, [key]: value })));
+    const tasks = [];
+    for (const combo of combinations) {
+      const name = this.label.replace(/\$(\w+)/g, (whole, key) => key in combo ? String(combo[key]) : whole);
+      tasks.push({ suites: this.groups, name, ...await this.task(combo) });
+    }
+    return tasks;
+  }
+  async task(combo) {
+    const state = { get: (key) => combo[key], ...combo };
+    const kind = this.fn.constructor.name;
+    if (kind !== "GeneratorFunction" && kind !== "AsyncGeneratorFunction") {
+      const fn = this.fn;
+      return { fn: fn.length > 0 ? () => fn(state) : fn, opts: {} };
+    }
+    const generator = this.fn(state);
+    const first = await generator.next();
+    const teardown = { afterAll: async () => void await generator.next() };
+    const yielded = first.value;
+    if (typeof yielded === "function") return { fn: yielded, opts: teardown };
+    if (typeof yielded === "object" && yielded !== null && typeof yielded.bench === "function") {
+      const computed = yielded;
+      const makers = Object.keys(computed).filter((key) => /^\d+$/.test(key)).sort((a2, b) => Number(a2) - Number(b)).map((key) => computed[key]);
+      let values = [];
+      return {
+        fn: () => computed.bench(...values),
+        opts: { ...teardown, beforeEach: () => void (values = makers.map((make) => make())) }
+      };
+    }
+    throw new Error(`mitata bench '${this.label}' yields ${typeof yielded}, not the function to time`);
+  }
+};
+var sink2 = { value: void 0 };
+
+// src/measure/micro/harness/tinybench.ts
+var TinybenchHarness = class extends PatchedHarness {
+  name = "tinybench";
+  package = "tinybench";
+  classIn(namespace) {
+    return namespace.Bench ?? namespace.default?.Bench ?? namespace.default;
+  }
+  asImported(loaded) {
+    return loaded;
+  }
+  patch(Bench) {
+    const proto = Bench.prototype;
+    const declared = /* @__PURE__ */ new WeakMap();
+    const collected = /* @__PURE__ */ new WeakSet();
+    const add = proto.add;
+    proto.add = function(name, fn, opts = {}) {
+      const list = declared.get(this) ?? [];
+      list.push({ name, fn, opts });
+      declared.set(this, list);
+      return add.call(this, name, fn, opts);
+    };
+    const collect = (bench) => {
+      if (collected.has(bench)) return;
+      collected.add(bench);
+      const present = new Set((bench.tasks ?? []).map((task) => task.name));
+      const latest = new Map((declared.get(bench) ?? []).filter((task) => present.has(task.name)).map((task) => [task.name, task]));
+      for (const { name, fn, opts } of latest.values())
+        this.capture.add({
+          suites: typeof bench.name === "string" && bench.name ? [bench.name] : [],
+          name,
+          fn,
+          opts: withBenchHooks(bench, name, opts)
+        });
+    };
+    for (const method of ["run", "runConcurrently"])
+      if (typeof proto[method] === "function")
+        proto[method] = function() {
+          collect(this);
+          return Promise.resolve(this.tasks);
+        };
+    if (typeof proto.runSync === "function")
+      proto.runSync = function() {
+        collect(this);
+        return this.tasks;
+      };
+    for (const method of ["warmup", "warmupConcurrently"])
+      if (typeof proto[method] === "function") proto[method] = () => Promise.resolve();
+  }
+};
+function withBenchHooks(bench, name, opts) {
+  const { setup, teardown } = bench;
+  if (typeof setup !== "function" && typeof teardown !== "function") return opts;
+  const task = () => bench.getTask?.(name);
+  return {
+    ...opts,
+    beforeAll: async function() {
+      if (typeof setup === "function") await setup(task(), "run");
+      await opts.beforeAll?.call(this);
+    },
+    afterAll: async function() {
+      await opts.afterAll?.call(this);
+      if (typeof teardown === "function") await teardown(task(), "run");
+    }
+  };
+}
+
+// src/measure/micro/harness/vitest.ts
+import Module2 from "node:module";
+import { format } from "node:util";
+var VitestHarness = class {
+  constructor(capture) {
+    this.capture = capture;
+  }
+  capture;
+  name = "vitest";
+  package = "vitest";
+  suiteStack = [];
+  imported(resolved) {
+    const used = () => this.capture.record("vitest", resolved);
+    used();
+    const root = () => {
+      used();
+      if (!this.suiteStack.length) this.suiteStack.push(newSuite("", void 0, false));
+      return this.suiteStack[this.suiteStack.length - 1];
+    };
+    const register2 = (name, fn, options, only2) => {
+      if (typeof fn !== "function") return;
+      const suite = root();
+      this.addVitest(suite, String(name), fn, options ?? {}, only2 || suite.only);
+    };
+    const bench = Object.assign(
+      (name, fn, options) => register2(name, fn, options, false),
+      {
+        only: (name, fn, options) => register2(name, fn, options, true),
+        skip: SKIPPED,
+        todo: SKIPPED,
+        skipIf: (condition) => condition ? SKIPPED : bench,
+        runIf: (condition) => condition ? bench : SKIPPED
+      }
+    );
+    const collect = async (suite) => {
+      for (let i2 = 0; i2 < suite.children.length; i2++) {
+        const child = suite.children[i2];
+        this.suiteStack.push(child);
+        try {
+          await child.factory?.();
+        } finally {
+          this.suiteStack.pop();
+        }
+        await collect(child);
+      }
+      return [];
+    };
+    const describeWith = (only2) => (name, fn) => {
+      const body = typeof fn === "function" ? fn : typeof name === "function" ? name : void 0;
+      const label = typeof name === "function" ? name.name : String(name);
+      const parent = root();
+      const suite = newSuite(label, parent, only2 || parent.only);
+      suite.factory = body;
+      parent.children.push(suite);
+      if (parent.parent === void 0 && parent.children.length === 1) this.capture.later(() => collect(parent));
+    };
+    const plain = describeWith(false);
+    const only = describeWith(true);
+    const describe = Object.assign(plain, {
+      only: Object.assign(only, { each: eachOf(only, true), for: eachOf(only, false) }),
+      skip: SKIPPED,
+      todo: SKIPPED,
+      skipIf: (condition) => condition ? SKIPPED : describe,
+      runIf: (condition) => condition ? describe : SKIPPED,
+      each: eachOf(plain, true),
+      for: eachOf(plain, false)
+    });
+    Object.assign(describe, { concurrent: describe, sequential: describe, shuffle: describe });
+    const hook = (kind) => (fn) => void root()[kind].push(fn);
+    const test = Object.assign(() => void 0, {
+      only: () => void 0,
+      skip: () => void 0,
+      todo: () => void 0,
+      each: () => () => void 0
+    });
+    const unavailable = (what) => new Proxy(() => void 0, {
+      get: () => {
+        throw new Error(`benchgate runs vitest bench files without vitest: '${what}' is not available in them`);
+      },
+      apply: () => {
+        throw new Error(`benchgate runs vitest bench files without vitest: '${what}' is not available in them`);
+      }
+    });
+    return {
+      bench: supported(bench, "bench"),
+      describe: supported(describe, "describe"),
+      suite: supported(describe, "suite"),
+      it: test,
+      test,
+      beforeAll: hook("beforeAll"),
+      afterAll: hook("afterAll"),
+      beforeEach: hook("beforeEach"),
+      afterEach: hook("afterEach"),
+      vi: unavailable("vi"),
+      vitest: unavailable("vitest"),
+      expect: unavailable("expect"),
+      assert: unavailable("assert")
+    };
+  }
+  /** Resolved, never loaded: a require() gets the same stand-ins as an import. */
+  required(resolved) {
+    return this.imported(resolved);
+  }
+  /** A file starts with no suites (the previous file's root suite is still on the stack), and has vitest's globals while it loads. */
+  declaring(file) {
+    this.suiteStack.length = 0;
+    return this.vitestGlobals(file);
+  }
+  /**
+   * vitest's `globals: true`: bench files that call `bench` and `describe` without importing them.
+   * While a file loads, those names (where the global scope has none) stand for the vitest capture.
+   */
+  vitestGlobals(file) {
+    const names = ["bench", "describe", "suite", "beforeAll", "afterAll", "beforeEach", "afterEach"];
+    const scope = globalThis;
+    const free = names.filter((name) => !(name in scope));
+    let api;
+    const vitest = () => api ??= this.imported(resolveFrom(file, "vitest") ?? "vitest (globals; not installed)");
+    for (const name of free) Object.defineProperty(scope, name, { configurable: true, get: () => vitest()[name] });
+    return () => {
+      for (const name of free) delete scope[name];
+    };
+  }
+  /**
+   * vitest's semantics in benchgate's per-task hooks: a suite's beforeAll hooks run once, before the
+   * first of its benches in this process (and what they return is a cleanup), its afterAll hooks after
+   * the last; beforeEach/afterEach hooks run around each bench; the bench's own setup/teardown
+   * options (tinybench's, called with the task and 'run') run innermost.
+   */
+  addVitest(suite, name, fn, options, only) {
+    const chain = [];
+    for (let at = suite; at; at = at.parent) chain.unshift(at);
+    for (const member of chain) member.remaining++;
+    const task = { name };
+    const opts = {
+      beforeAll: async () => {
+        for (const member of chain) {
+          if (member.started) continue;
+          member.started = true;
+          for (const hook of member.beforeAll) {
+            const cleanup = await hook();
+            if (typeof cleanup === "function") member.cleanups.unshift(cleanup);
+          }
+        }
+        for (const member of chain) for (const hook of member.beforeEach) await hook();
+        await options.setup?.(task, "run");
+      },
+      afterAll: async () => {
+        await options.teardown?.(task, "run");
+        for (const member of [...chain].reverse()) for (const hook of member.afterEach) await hook();
+        for (const member of [...chain].reverse()) {
+          if (--member.remaining > 0) continue;
+          for (const hook of [...member.cleanups, ...member.afterAll]) await hook();
+        }
+      }
+    };
+    const suites = chain.map((member) => member.name).filter(Boolean);
+    this.capture.add({ suites, name, fn, opts, ...only ? { only: true } : {} });
+  }
+};
+function newSuite(name, parent, only) {
+  return {
+    name,
+    parent,
+    only,
+    children: [],
+    started: false,
+    remaining: 0,
+    cleanups: [],
+    beforeAll: [],
+    afterAll: [],
+    beforeEach: [],
+    afterEach: []
+  };
+}
+function resolveFrom(file, specifier) {
+  try {
+    return Module2.createRequire(file).resolve(specifier);
+  } catch {
+    return void 0;
+  }
+}
+var SKIPPED = Object.assign(() => void 0, { each: () => () => void 0, for: () => () => void 0 });
+function eachOf(describe, spread) {
+  return (cases, ...rest) => {
+    const form = spread ? "describe.each" : "describe.for";
+    if (!Array.isArray(cases) || rest.length > 0 && Array.isArray(cases.raw))
+      throw new Error(
+        `benchgate runs vitest bench files without vitest: ${form} takes an array of cases here (a template-literal table is not supported)`
+      );
+    const arrays = cases.every(Array.isArray);
+    return (name, fn) => {
+      if (typeof fn !== "function") return;
+      cases.forEach((item, index) => {
+        const items = Array.isArray(item) ? item : [item];
+        const args = spread && arrays ? items : [item];
+        describe(eachTitle(String(name), items, index), () => fn(...args));
+      });
+    };
+  };
+}
+function eachTitle(template, items, index) {
+  const escaped = "\uE000";
+  let title = template.replaceAll("%%", escaped).replaceAll("%#", String(index)).replaceAll("%$", String(index + 1)).replaceAll(escaped, "%%");
+  const placeholders = (title.match(/%[sdifjoOc]/g) ?? []).length;
+  title = placeholders > 0 ? format(title, ...items.slice(0, placeholders)) : title.replace(/%%/g, "%");
+  const first = items[0];
+  if (first === null || typeof first !== "object" || Array.isArray(first)) return title;
+  return title.replace(/\$([\w$.]+)/g, (whole, key) => {
+    let value = first;
+    for (const part of key.split(".")) {
+      if (value === null || typeof value !== "object" || !(part in value)) return whole;
+      value = value[part];
+    }
+    return typeof value === "string" ? value : format("%o", value);
+  });
+}
+function supported(api, name) {
+  return new Proxy(api, {
+    get(target, property, receiver) {
+      if (typeof property === "symbol" || property in target) return Reflect.get(target, property, receiver);
+      throw new Error(`benchgate runs vitest bench files without vitest: '${name}.${property}' is not supported in them`);
+    }
+  });
+}
+
+// src/measure/micro/harness/workers.ts
+import { EventEmitter } from "node:events";
+import childProcess from "node:child_process";
+import { syncBuiltinESMExports } from "node:module";
+import path2 from "node:path";
+import { fileURLToPath } from "node:url";
+import workerThreads from "node:worker_threads";
+var StandIns = class {
+  constructor(host) {
+    this.host = host;
+  }
+  host;
+  /** Workers started and not yet loaded: the file has not settled while any is. */
+  running = 0;
+  queue = Promise.resolve();
+  count = 0;
+  workersOfFile = 0;
+  /** A bench file starts loading: its workers are its units 1, 2, ... */
+  declaring() {
+    this.workersOfFile = 0;
+  }
+  /**
+   * Replace Worker and the node-forking functions. Only while a bench file loads: a task that starts a
+   * worker or a process when it is measured gets the real thing.
+   */
+  install() {
+    const start = (worker, port2, filename, options) => this.startWorker(worker, port2, filename, options);
+    const loading = () => this.host.loading;
+    const RealWorker = workerThreads.Worker;
+    class CapturedWorker extends EventEmitter {
+      threadId = 0;
+      port = new EventEmitter();
+      constructor(filename, options = {}) {
+        super();
+        if (!loading()) return new RealWorker(filename, options);
+        this.threadId = start(this, this.port, filename, options);
+      }
+      postMessage(message) {
+        setImmediate(() => this.port.emit("message", message));
+      }
+      terminate() {
+        return Promise.resolve(0);
+      }
+      ref() {
+      }
+      unref() {
+      }
+    }
+    workerThreads.Worker = CapturedWorker;
+    const refuse = (what, file) => {
+      this.host.declaration?.children.push(file);
+      throw new Error(
+        `benchgate does not run benchmarks in child processes (${what} '${file}'): it times tasks in its own processes, alternating base and head`
+      );
+    };
+    const isNode = (command) => command === process.execPath || command === "node" || String(command).endsWith("/node");
+    const real = childProcess;
+    const { fork } = real;
+    const stand = {
+      fork: (modulePath, ...rest) => this.host.loading ? refuse("child_process.fork", String(modulePath)) : fork(modulePath, ...rest)
+    };
+    for (const name of ["spawn", "spawnSync", "execFile", "execFileSync"]) {
+      const original = real[name];
+      stand[name] = (command, ...rest) => isNode(command) && this.host.loading ? refuse(name, nodeScript(rest)) : original(command, ...rest);
+    }
+    Object.assign(childProcess, stand);
+    syncBuiltinESMExports();
+  }
+  /** A stand-in Worker's start: its file is loaded after the workers started before it; then it exits with 0. */
+  startWorker(worker, port2, filename, options) {
+    const threadId = ++this.count;
+    const unit = ++this.workersOfFile;
+    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path2.resolve(String(filename));
+    if (options.eval) throw new Error("benchgate cannot collect tasks from a worker started from a string of code (eval: true)");
+    this.host.declaration?.workers.push(file);
+    if (this.host.onlyUnit !== void 0 && unit !== this.host.onlyUnit) {
+      this.host.stir();
+      setImmediate(() => (worker.emit("online"), worker.emit("exit", 0), this.host.stir()));
+      return threadId;
+    }
+    this.running++;
+    Object.assign(port2, {
+      postMessage: (message) => setImmediate(() => worker.emit("message", message)),
+      close() {
+      },
+      ref() {
+      },
+      unref() {
+      }
+    });
+    this.queue = this.queue.then(async () => {
+      try {
+        await this.runWorker(file, threadId, unit, options.workerData, port2);
+        setImmediate(() => (worker.emit("online"), worker.emit("exit", 0)));
+      } catch (error) {
+        const declared = this.host.declaration?.tasks.some((task) => task.unit === unit);
+        if (declared && this.host.lateError(error)) setImmediate(() => (worker.emit("online"), worker.emit("exit", 0)));
+        else {
+          this.host.declaration?.workerErrors.push({ file, error });
+          setImmediate(() => (worker.emit("error", error), worker.emit("exit", 1)));
+        }
+      } finally {
+        this.running--;
+        this.host.stir();
+      }
+    });
+    return threadId;
+  }
+  /** Load a worker's file in this thread, as that worker would see it, once per worker. */
+  async runWorker(file, threadId, unit, workerData2, port2) {
+    const builtin = workerThreads;
+    const saved = {
+      workerData: builtin.workerData,
+      parentPort: builtin.parentPort,
+      isMainThread: builtin.isMainThread,
+      threadId: builtin.threadId
+    };
+    Object.assign(builtin, { workerData: structuredClone(workerData2), parentPort: port2, isMainThread: false, threadId });
+    syncBuiltinESMExports();
+    this.host.unit = unit;
+    try {
+      try {
+        await import(this.host.inNewGraph(file));
+      } finally {
+        Object.assign(builtin, saved);
+        syncBuiltinESMExports();
+      }
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      this.host.unit = 0;
+    }
+  }
+};
+function nodeScript(rest) {
+  const args = rest.find((arg) => Array.isArray(arg));
+  const script = args?.find((arg) => typeof arg === "string" && !arg.startsWith("-"));
+  return script ?? "a script";
+}
+
+// src/util/manifest.ts
+import { readFileSync } from "node:fs";
+import path3 from "node:path";
+function nearestManifest(file, accept) {
+  for (let dir = path3.dirname(file); dir !== path3.dirname(dir); dir = path3.dirname(dir)) {
+    let manifest;
+    try {
+      manifest = JSON.parse(readFileSync(path3.join(dir, "package.json"), "utf8"));
+    } catch {
+      continue;
+    }
+    if (typeof manifest === "object" && manifest !== null && accept(manifest))
+      return { dir, manifest };
+  }
+  return void 0;
+}
+
+// src/measure/micro/harness/capture.ts
+var SYMBOL = /* @__PURE__ */ Symbol.for("benchgate.capture");
+var Capture = class {
+  current;
+  activity = 0;
+  /** The unit of the bench file that is loading: 0 the file itself, k its k-th worker. */
+  unit = 0;
+  /** In an isolate of one unit (isolates.ts): the one worker of a bench file to load (workers.ts). */
+  onlyUnit;
+  graphs = new ModuleGraphs();
+  standIns = new StandIns(this);
+  /** The harness modules, by the package a bench file imports or requires. */
+  harnesses = new Map(
+    [new BenchmarkjsHarness(this), new TinybenchHarness(this), new MitataHarness(this), new VitestHarness(this)].map((harness) => [
+      harness.package,
+      harness
+    ])
+  );
+  get loading() {
+    return this.current !== void 0;
+  }
+  /** What the file that is loading has declared so far (the stand-ins add its workers and refused processes). */
+  get declaration() {
+    return this.current;
+  }
+  /** Load one bench file and everything it declares, in any shape benchgate knows. */
+  async declare(file, load) {
+    const declaration = {
+      tasks: [],
+      harnesses: [],
+      workers: [],
+      workerErrors: [],
+      children: [],
+      lateErrors: [],
+      pending: [],
+      only: false
+    };
+    this.current = declaration;
+    this.unit = 0;
+    this.standIns.declaring();
+    const exit = Object.getOwnPropertyDescriptor(process, "exit");
+    process.exit = ((code) => void this.lateError(new Error(`called process.exit(${code ?? ""})`)));
+    const undo = [...this.harnesses.values()].map((harness) => harness.declaring?.(file));
+    try {
+      await load();
+      await this.settle();
+      for (const pending of declaration.pending) declaration.tasks.push(...await pending());
+    } finally {
+      for (const done of undo) done?.();
+      Object.defineProperty(process, "exit", exit);
+      this.current = void 0;
+    }
+    let { tasks } = declaration;
+    if (declaration.only) tasks = tasks.filter((task) => task.only);
+    return { ...declaration, tasks: uniqueNames(withoutPadding(tasks)) };
+  }
+  /** Errors thrown or rejected while a file loads land here once it has declared something. */
+  lateError(error) {
+    if (!this.current) return false;
+    this.current.lateErrors.push(error);
+    return true;
+  }
+  /**
+   * Self-running scripts go on after `run()`: an async main, a chain of suites, a worker per
+   * scenario. Wait until nothing has happened for three turns of the event loop (100 ms when
+   * timers are pending) and no worker is loading, for 10 s at most.
+   */
+  async settle() {
+    const end = performance.now() + 1e4;
+    let seen = -1;
+    let quietSince = performance.now();
+    let quietTurns = 0;
+    while (performance.now() < end) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.activity !== seen || this.standIns.running > 0) {
+        seen = this.activity;
+        quietSince = performance.now();
+        quietTurns = 0;
+        continue;
+      }
+      quietTurns++;
+      const timers = process.getActiveResourcesInfo().includes("Timeout");
+      if (quietTurns >= 3 && (!timers || performance.now() - quietSince >= 100)) return;
+      if (timers) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+  record(harness, resolved) {
+    const declaration = this.current;
+    if (!declaration) return;
+    const file = resolved.startsWith("file:") ? fileURLToPath2(resolved) : resolved;
+    if (declaration.harnesses.some((copy) => copy.harness === harness && copy.path === file)) return;
+    declaration.harnesses.push({ harness, path: file, ...versionOf(file) });
+  }
+  add(task) {
+    this.activity++;
+    this.current?.tasks.push({ unit: this.unit, ...task, name: trimmedName(task.name) });
+    if (task.only && this.current) this.current.only = true;
+  }
+  /** A harness that declares its tasks once the file has settled: they belong to the unit that was loading when it was called. */
+  later(collect) {
+    const unit = this.unit;
+    this.current?.pending.push(async () => (await collect()).map((task) => ({ unit, ...task })));
+  }
+  stir() {
+    this.activity++;
+  }
+  // The modules hooks.ts generates for a bench file's `import` of a harness call these, by name.
+  benchmarkjs(namespace, resolved) {
+    this.harnesses.get("benchmark").imported(resolved, namespace);
+  }
+  tinybench(namespace, resolved) {
+    this.harnesses.get("tinybench").imported(resolved, namespace);
+  }
+  /** `real` is the revision's mitata; its other exports (measure, $, ...) stay its own. */
+  mitata(real, resolved) {
+    return this.harnesses.get("mitata").imported(resolved, real);
+  }
+  vitest(resolved) {
+    return this.harnesses.get("vitest").imported(resolved);
+  }
+  /** A module graph of its own for a bench file (graphs.ts). */
+  inNewGraph(file) {
+    return this.graphs.inNewGraph(file);
+  }
+  /** Stand in for Worker and the node-forking functions (workers.ts), and answer `require()` of a harness (graphs.ts). */
+  install() {
+    this.standIns.install();
+    this.graphs.wrapRequire((request, resolved, load) => this.harnesses.get(request).required(resolved, load));
+  }
+};
+function versionOf(file) {
+  const found = nearestManifest(file, (manifest) => typeof manifest.name === "string" && typeof manifest.version === "string");
+  return found ? { version: found.manifest.version } : {};
+}
+var installed;
+function harnessCapture() {
+  if (!installed) {
+    installed = new Capture();
+    installed.install();
+    globalThis[SYMBOL] = installed;
+  }
+  return installed;
+}
+
+// src/measure/micro/capture-setup.ts
+import { register } from "node:module";
+function installCapture(sourceMaps) {
+  if (sourceMaps) process.setSourceMapsEnabled(true);
+  register(new URL("./hooks.js", import.meta.url), { data: { transform: new URL("./typescript.js", import.meta.url).href } });
+  harnessCapture();
+}
+
+// src/measure/micro/load.ts
+import path4 from "node:path";
+
+// src/measure/micro/protocol.ts
+var ID_SEPARATOR = " > ";
+
+// src/measure/micro/load.ts
+var CollectingBench = class extends ae {
+  declared = [];
+  add(name, fn, opts = {}) {
+    this.declared.push({ name, fn, opts });
+    return super.add(name, fn, opts);
+  }
+};
+var AS_TASKS = "Declare each scenario as a task instead, e.g.\n  const bench = new Bench()\n  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))\n  await bench.run()";
+var ACCEPTED_SHAPES = [
+  "a benchmark.js suite: new Benchmark.Suite().add('name', fn).run()",
+  "a tinybench script: const bench = new Bench(); bench.add('name', fn); await bench.run()",
+  "a mitata file: bench('name', fn); await run()",
+  "a vitest bench file: describe('suite', () => { bench('name', fn) })",
+  "benchgate's own: export default { 'name': fn } or export default (bench) => { bench.add('name', fn) }"
+];
+async function loadBenchFile(file, root) {
+  let module = {};
+  let thrown;
+  const declaration = await harnessCapture().declare(file, async () => {
+    try {
+      module = await import(harnessCapture().inNewGraph(file));
+    } catch (error) {
+      thrown = { error };
+    }
+  });
+  const harness = declaration.harnesses[0]?.harness;
+  const workers = declaration.workers.map((worker) => path4.relative(root, worker).split(path4.sep).join("/"));
+  if (declaration.tasks.length > 0) {
+    const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map(
+      (error) => `after its tasks were collected it threw (set aside): ${describeThrown(error, root).split("\n")[0]}`
+    );
+    return {
+      harness: harness ?? "tinybench",
+      harnesses: declaration.harnesses,
+      tasks: declaration.tasks.map((task) => ({
+        name: [...task.suites, task.name].join(ID_SEPARATOR),
+        fn: task.fn,
+        opts: task.opts,
+        unit: task.unit ?? 0
+      })),
+      notes,
+      workers
+    };
+  }
+  if (declaration.children.length)
+    throw new Error(
+      `it measures in child processes (${declaration.children.map((child) => path4.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
+    );
+  if (thrown) throw thrown.error;
+  const fromDefault = await defaultExportTasks(module.default);
+  if (fromDefault?.length) return { harness: "default export", harnesses: declaration.harnesses, tasks: fromDefault, notes: [], workers };
+  const failed = declaration.workerErrors[0];
+  if (failed)
+    throw new Error(
+      `its worker ${path4.relative(root, failed.file).split(path4.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
+    );
+  if (declaration.workers.length)
+    throw new Error(`it measures in worker threads (${workers.join(", ")}) and no task was declared there. ${AS_TASKS}`);
+  const exported = module.default;
+  const what = harness ? `it imports ${harness} but declares no task` : exported !== void 0 && typeof exported !== "object" && typeof exported !== "function" ? `its default export is ${typeof exported}, which declares no task` : "it declares no task";
+  throw new Error(`${what}. benchgate accepts:
+${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join("\n")}`);
+}
+async function defaultExportTasks(exported) {
+  if (isObject(exported) && exported.__esModule === true && "default" in exported) exported = exported.default;
+  if (typeof exported === "function") {
+    const bench = new CollectingBench();
+    await exported(bench);
+    return bench.declared;
+  }
+  if (!isObject(exported)) return void 0;
+  return Object.entries(exported).map(([name, fn]) => {
+    if (typeof fn !== "function") throw new Error(`task '${name}' is ${fn === null ? "null" : typeof fn}, not a function`);
+    return { name, fn, opts: {} };
+  });
+}
+function isObject(value) {
+  return typeof value === "object" && value !== null;
+}
+
+// src/measure/micro/isolate.ts
+var data = workerData;
+var port = parentPort;
+var post = (message) => port.postMessage(message);
+for (const event of ["uncaughtException", "unhandledRejection"])
+  process.on(
+    event,
+    (error) => void (harnessCapture().lateError(error) || post({ type: "crashed", message: describeThrown(error, data.root) }))
+  );
+async function main() {
+  installCapture(data.sourceMaps);
+  harnessCapture().onlyUnit = data.unit;
+  let tasks;
+  try {
+    const loaded = await loadBenchFile(path5.join(data.root, data.file), data.root);
+    tasks = loaded.tasks.filter((task) => (task.unit ?? 0) === data.unit);
+  } catch (error) {
+    return post({ type: "failed to load", message: describeThrown(error, data.root) });
+  }
+  const sides = tasks.map((task) => new LocalSide({ revision: data.revision, root: data.root, fn: task.fn, opts: task.opts }));
+  port.on("message", (request) => {
+    void answer(sides[request.task], request).then(
+      (value) => post({ type: "reply", seq: request.seq, ...value === void 0 ? {} : { value } }),
+      (error) => post({
+        type: "reply",
+        seq: request.seq,
+        failure: error instanceof SideFailure ? error.message : `benchgate failed in the isolate: ${describeThrown(error)}`
+      })
+    );
+  });
+  post({ type: "loaded", tasks: tasks.map((task) => task.name) });
+}
+async function answer(side, request) {
+  if (request.op === "drain") return new Promise((resolve) => setTimeout(() => setImmediate(resolve), 0));
+  if (!side) throw SideFailure.told(data.revision, `no task #${request.task} in this isolate`);
+  switch (request.op) {
+    case "warm":
+      return side.warm();
+    case "batch":
+      return side.setBatch(request.batch);
+    case "block":
+      return side.block(request.iterations);
+    case "finish":
+      return side.finish();
+  }
+}
+void main();
