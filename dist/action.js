@@ -85474,7 +85474,7 @@ throttling.VERSION = VERSION8;
 throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
-import { existsSync as existsSync12, mkdirSync as mkdirSync5, readFileSync as readFileSync17, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync12, mkdirSync as mkdirSync6, readFileSync as readFileSync17, writeFileSync as writeFileSync3 } from "node:fs";
 import path28 from "node:path";
 
 // src/checkout/git.ts
@@ -86489,7 +86489,8 @@ import os13 from "node:os";
 import path23 from "node:path";
 
 // src/checkout/revisions.ts
-import { cpSync as cpSync2, existsSync as existsSync5, mkdtempSync, readdirSync as readdirSync3, realpathSync, rmSync as rmSync2 } from "node:fs";
+import { execFileSync as execFileSync2 } from "node:child_process";
+import { cpSync as cpSync2, existsSync as existsSync5, mkdirSync as mkdirSync2, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
 import os6 from "node:os";
 import path10 from "node:path";
 
@@ -86787,7 +86788,7 @@ async function checkout(options) {
     const installs = options.installs ?? new Installs();
     await prepare(base2, options, installs);
     if (head.worktree !== void 0 && head.sha === base2.sha && needsPreparing(base2, options)) {
-      copyPrepared(base2, head, options.log);
+      await copyPrepared(run, base2, head, options.log);
     } else {
       await prepare(head, options, installs);
     }
@@ -86873,14 +86874,34 @@ async function installPackages(revision, options, describe2) {
 function needsPreparing(revision, options) {
   return Boolean(options.build) || Boolean(options.packages?.(revision).length) || Boolean(revision.worktree === void 0 ? void 0 : options.install ?? detectInstall(revision.root));
 }
-function copyPrepared(base2, head, log2) {
+async function copyPrepared(run, base2, head, log2) {
   const started = Date.now();
-  for (const entry of readdirSync3(base2.worktree)) {
-    if (entry === ".git") continue;
-    cpSync2(path10.join(base2.worktree, entry), path10.join(head.worktree, entry), { recursive: true, force: true, verbatimSymlinks: true });
+  const listed = await Promise.all(
+    [
+      ["--others", "--exclude-standard", "--directory"],
+      ["--others", "--ignored", "--exclude-standard", "--directory"]
+    ].map((args) => run(["ls-files", "-z", ...args], base2.worktree))
+  );
+  const entries = [
+    ...new Set(
+      listed.flatMap((out) => out.split("\0")).map((entry) => entry.replace(/\/$/, "")).filter(Boolean)
+    )
+  ];
+  let how = "linked";
+  for (const entry of entries) {
+    const from = path10.join(base2.worktree, entry);
+    const to = path10.join(head.worktree, entry);
+    mkdirSync2(path10.dirname(to), { recursive: true });
+    try {
+      execFileSync2("cp", ["-al", "--no-target-directory", from, to], { stdio: "ignore" });
+    } catch {
+      rmSync2(to, { recursive: true, force: true });
+      cpSync2(from, to, { recursive: true, force: true, verbatimSymlinks: true });
+      how = "copied";
+    }
   }
   log2(
-    `install head: the same commit as base: base's checkout, installed and built, copied (${((Date.now() - started) / 1e3).toFixed(1)}s), not installed or built again`
+    `install head: the same commit as base: what base's install and build wrote ${how} (${entries.length} entries, ${((Date.now() - started) / 1e3).toFixed(1)}s), not installed or built again`
   );
 }
 function restore(installs, key, root) {
@@ -86904,7 +86925,7 @@ function removeWorktrees(repoRoot, dirs, temp) {
 }
 
 // src/measure/micro/conventions.ts
-import { existsSync as existsSync6, readFileSync as readFileSync5, readdirSync as readdirSync4, statSync as statSync2 } from "node:fs";
+import { existsSync as existsSync6, readFileSync as readFileSync5, readdirSync as readdirSync3, statSync as statSync2 } from "node:fs";
 import path11 from "node:path";
 var NAMES = ["bench", "benchmark", "benchmarks", "perf"];
 var EXTENSIONS = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
@@ -86969,7 +86990,7 @@ function resolveScriptFile(root, target) {
 }
 function scriptFilesIn(root, dir) {
   try {
-    return readdirSync4(path11.join(root, dir)).filter((name2) => EXTENSIONS.includes(path11.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path11.join(root, file))).sort();
+    return readdirSync3(path11.join(root, dir)).filter((name2) => EXTENSIONS.includes(path11.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path11.join(root, file))).sort();
   } catch {
     return [];
   }
@@ -88486,7 +88507,7 @@ function spikedRounds(rounds) {
 }
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync6, readFileSync as readFileSync7 } from "node:fs";
+import { readdirSync as readdirSync5, readFileSync as readFileSync7 } from "node:fs";
 import { once } from "node:events";
 import http3 from "node:http";
 import path13 from "node:path";
@@ -88519,7 +88540,7 @@ function isListening(port, timeoutMs = 500) {
 }
 
 // src/measure/http/cpu.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync6 } from "node:fs";
+import { readdirSync as readdirSync4, readFileSync as readFileSync6 } from "node:fs";
 import path12 from "node:path";
 function cpuBetween(start, end) {
   return {
@@ -88547,7 +88568,7 @@ function readCpu(pid, proc = "/proc") {
   if (!main) return void 0;
   let tids;
   try {
-    tids = readdirSync5(tasks);
+    tids = readdirSync4(tasks);
   } catch {
     return void 0;
   }
@@ -88775,7 +88796,7 @@ function groupAlive(pgid) {
   }
 }
 function linuxGroupAlive(pgid) {
-  for (const entry of readdirSync6("/proc")) {
+  for (const entry of readdirSync5("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const stat3 = statOf(Number(entry));
     if (stat3 && stat3.pgrp === pgid && stat3.state !== "Z" && stat3.state !== "X") return true;
@@ -89428,7 +89449,7 @@ function pushLatencyRatios(into, pair) {
 }
 
 // src/gate/explain.ts
-import { mkdirSync as mkdirSync3, writeFileSync } from "node:fs";
+import { mkdirSync as mkdirSync4, writeFileSync } from "node:fs";
 import path16 from "node:path";
 
 // src/explain/agreement.ts
@@ -89461,7 +89482,7 @@ function agreement(profile, measured) {
 
 // src/explain/run.ts
 import { createHash as createHash3 } from "node:crypto";
-import { mkdirSync as mkdirSync2, readFileSync as readFileSync10 } from "node:fs";
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync10 } from "node:fs";
 import path15 from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -96092,7 +96113,7 @@ var PROFILE_DEFAULTS = { micro: { durationMs: 1e3, intervalUs: 100 }, server: { 
 async function explain(plan) {
   const explanations = /* @__PURE__ */ new Map();
   try {
-    mkdirSync2(plan.dir, { recursive: true });
+    mkdirSync3(plan.dir, { recursive: true });
   } catch (error2) {
     const message = `could not create the profile folder ${plan.dir}: ${messageOf(error2)}`;
     plan.log(message);
@@ -96208,13 +96229,13 @@ async function profileHttp(target, revisions, files, plan, duet) {
 }
 
 // src/util/affinity.ts
-import { execFileSync as execFileSync2 } from "node:child_process";
+import { execFileSync as execFileSync3 } from "node:child_process";
 function setAffinity(cpus, pid = process.pid) {
   return taskset(["-a", "-p", "-c", cpus, String(pid)]) !== void 0;
 }
 function taskset(args) {
   try {
-    return execFileSync2("taskset", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: childEnvironment() });
+    return execFileSync3("taskset", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: childEnvironment() });
   } catch {
     return void 0;
   }
@@ -96258,7 +96279,7 @@ async function explainStage(run, judged2, micro, http4) {
   if (!targets.length) return { benchmarks: judged2 };
   const dir = path16.resolve(options.cwd, options.profileDir ?? path16.join(".benchgate", "profiles"));
   if (options.profileDir === void 0) {
-    mkdirSync3(dir, { recursive: true });
+    mkdirSync4(dir, { recursive: true });
     writeFileSync(path16.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
   }
   const warmups = new Map(http4?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
@@ -96329,11 +96350,11 @@ function budgetFor(id, config) {
 }
 
 // src/measure/counts/callgrind.ts
-import { execFileSync as execFileSync3, spawnSync } from "node:child_process";
+import { execFileSync as execFileSync4, spawnSync } from "node:child_process";
 var INSTALL_LINE = "sudo apt-get install -y valgrind";
 function findCallgrind(valgrind = "valgrind") {
   try {
-    const version2 = execFileSync3(valgrind, ["--version"], {
+    const version2 = execFileSync4(valgrind, ["--version"], {
       encoding: "utf8",
       timeout: 1e4,
       stdio: ["ignore", "pipe", "ignore"]
@@ -96651,7 +96672,7 @@ function failed(id, file, message) {
 }
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir as readdir2, readdirSync as readdirSync7, realpath, realpathSync as realpathSync2, stat as stat2, statSync as statSync4 } from "fs";
+import { readdir as readdir2, readdirSync as readdirSync6, realpath, realpathSync as realpathSync2, stat as stat2, statSync as statSync4 } from "fs";
 import { isAbsolute, posix, resolve as resolve3 } from "path";
 import { fileURLToPath as fileURLToPath2 } from "url";
 
@@ -97402,7 +97423,7 @@ function getOptions2(options) {
   opts.ignore = ensureStringArray(opts.ignore);
   opts.fs && (opts.fs = {
     readdir: opts.fs.readdir || readdir2,
-    readdirSync: opts.fs.readdirSync || readdirSync7,
+    readdirSync: opts.fs.readdirSync || readdirSync6,
     realpath: opts.fs.realpath || realpath,
     realpathSync: opts.fs.realpathSync || realpathSync2,
     stat: opts.fs.stat || stat2,
@@ -103990,7 +104011,7 @@ ${options.body}`;
 }
 
 // src/history/publish.ts
-import { cpSync as cpSync3, existsSync as existsSync11, mkdirSync as mkdirSync4, readdirSync as readdirSync8, rmSync as rmSync6, writeFileSync as writeFileSync2 } from "node:fs";
+import { cpSync as cpSync3, existsSync as existsSync11, mkdirSync as mkdirSync5, readdirSync as readdirSync7, rmSync as rmSync6, writeFileSync as writeFileSync2 } from "node:fs";
 import path27 from "node:path";
 
 // src/history/site.ts
@@ -104243,7 +104264,7 @@ function writeSite(out, records, options) {
   if (!existsSync11(path27.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
   if (existsSync11(out)) {
-    const entries = readdirSync8(out);
+    const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
     for (const entry of entries) rmSync6(path27.join(out, entry), { recursive: true, force: true });
@@ -104252,11 +104273,11 @@ function writeSite(out, records, options) {
   let bytes = 0;
   for (const file of files) {
     const target = path27.join(out, file.path);
-    mkdirSync4(path27.dirname(target), { recursive: true });
+    mkdirSync5(path27.dirname(target), { recursive: true });
     writeFileSync2(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync4(path27.join(out, "assets"), { recursive: true });
+  mkdirSync5(path27.join(out, "assets"), { recursive: true });
   for (const asset of ["site.js", "site.css"]) cpSync3(path27.join(options.assets, asset), path27.join(out, "assets", asset));
   writeFileSync2(path27.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
@@ -105056,7 +105077,7 @@ async function failWithSummary(report2, deps) {
 }
 async function publish(report2, settings, deps, extra) {
   const { core, env } = deps;
-  mkdirSync5(settings.reportDir, { recursive: true });
+  mkdirSync6(settings.reportDir, { recursive: true });
   const markdown = extra ? `${renderMarkdown(report2)}
 ${extra}
 ` : renderMarkdown(report2);

@@ -76401,7 +76401,7 @@ var require_lib134 = __commonJS({
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync6, mkdtempSync as mkdtempSync5, rmSync as rmSync8, writeFileSync as writeFileSync4 } from "node:fs";
+import { mkdirSync as mkdirSync7, mkdtempSync as mkdtempSync5, rmSync as rmSync8, writeFileSync as writeFileSync4 } from "node:fs";
 import os10 from "node:os";
 import path24 from "node:path";
 
@@ -76479,7 +76479,8 @@ import os8 from "node:os";
 import path17 from "node:path";
 
 // src/checkout/revisions.ts
-import { cpSync as cpSync2, existsSync as existsSync2, mkdtempSync, readdirSync as readdirSync3, realpathSync, rmSync as rmSync2 } from "node:fs";
+import { execFileSync as execFileSync2 } from "node:child_process";
+import { cpSync as cpSync2, existsSync as existsSync2, mkdirSync as mkdirSync2, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
 import os from "node:os";
 import path3 from "node:path";
 
@@ -76964,7 +76965,7 @@ async function checkout(options) {
     const installs = options.installs ?? new Installs();
     await prepare(base2, options, installs);
     if (head.worktree !== void 0 && head.sha === base2.sha && needsPreparing(base2, options)) {
-      copyPrepared(base2, head, options.log);
+      await copyPrepared(run, base2, head, options.log);
     } else {
       await prepare(head, options, installs);
     }
@@ -77054,14 +77055,34 @@ async function installPackages(revision, options, describe2) {
 function needsPreparing(revision, options) {
   return Boolean(options.build) || Boolean(options.packages?.(revision).length) || Boolean(revision.worktree === void 0 ? void 0 : options.install ?? detectInstall(revision.root));
 }
-function copyPrepared(base2, head, log2) {
+async function copyPrepared(run, base2, head, log2) {
   const started = Date.now();
-  for (const entry of readdirSync3(base2.worktree)) {
-    if (entry === ".git") continue;
-    cpSync2(path3.join(base2.worktree, entry), path3.join(head.worktree, entry), { recursive: true, force: true, verbatimSymlinks: true });
+  const listed = await Promise.all(
+    [
+      ["--others", "--exclude-standard", "--directory"],
+      ["--others", "--ignored", "--exclude-standard", "--directory"]
+    ].map((args) => run(["ls-files", "-z", ...args], base2.worktree))
+  );
+  const entries = [
+    ...new Set(
+      listed.flatMap((out) => out.split("\0")).map((entry) => entry.replace(/\/$/, "")).filter(Boolean)
+    )
+  ];
+  let how = "linked";
+  for (const entry of entries) {
+    const from = path3.join(base2.worktree, entry);
+    const to = path3.join(head.worktree, entry);
+    mkdirSync2(path3.dirname(to), { recursive: true });
+    try {
+      execFileSync2("cp", ["-al", "--no-target-directory", from, to], { stdio: "ignore" });
+    } catch {
+      rmSync2(to, { recursive: true, force: true });
+      cpSync2(from, to, { recursive: true, force: true, verbatimSymlinks: true });
+      how = "copied";
+    }
   }
   log2(
-    `install head: the same commit as base: base's checkout, installed and built, copied (${((Date.now() - started) / 1e3).toFixed(1)}s), not installed or built again`
+    `install head: the same commit as base: what base's install and build wrote ${how} (${entries.length} entries, ${((Date.now() - started) / 1e3).toFixed(1)}s), not installed or built again`
   );
 }
 function restore(installs, key, root) {
@@ -77085,7 +77106,7 @@ function removeWorktrees(repoRoot, dirs, temp) {
 }
 
 // src/measure/micro/conventions.ts
-import { existsSync as existsSync3, readFileSync as readFileSync3, readdirSync as readdirSync4, statSync as statSync2 } from "node:fs";
+import { existsSync as existsSync3, readFileSync as readFileSync3, readdirSync as readdirSync3, statSync as statSync2 } from "node:fs";
 import path4 from "node:path";
 var NAMES = ["bench", "benchmark", "benchmarks", "perf"];
 var EXTENSIONS = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
@@ -77150,7 +77171,7 @@ function resolveScriptFile(root, target) {
 }
 function scriptFilesIn(root, dir) {
   try {
-    return readdirSync4(path4.join(root, dir)).filter((name2) => EXTENSIONS.includes(path4.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path4.join(root, file))).sort();
+    return readdirSync3(path4.join(root, dir)).filter((name2) => EXTENSIONS.includes(path4.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path4.join(root, file))).sort();
   } catch {
     return [];
   }
@@ -79202,7 +79223,7 @@ function spikedRounds(rounds) {
 }
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync6, readFileSync as readFileSync6 } from "node:fs";
+import { readdirSync as readdirSync5, readFileSync as readFileSync6 } from "node:fs";
 import { once } from "node:events";
 import http2 from "node:http";
 import path7 from "node:path";
@@ -79235,7 +79256,7 @@ function isListening(port, timeoutMs = 500) {
 }
 
 // src/measure/http/cpu.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync5 } from "node:fs";
+import { readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
 import path6 from "node:path";
 function cpuBetween(start, end) {
   return {
@@ -79263,7 +79284,7 @@ function readCpu(pid, proc = "/proc") {
   if (!main2) return void 0;
   let tids;
   try {
-    tids = readdirSync5(tasks);
+    tids = readdirSync4(tasks);
   } catch {
     return void 0;
   }
@@ -79491,7 +79512,7 @@ function groupAlive(pgid) {
   }
 }
 function linuxGroupAlive(pgid) {
-  for (const entry of readdirSync6("/proc")) {
+  for (const entry of readdirSync5("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const stat2 = statOf(Number(entry));
     if (stat2 && stat2.pgrp === pgid && stat2.state !== "Z" && stat2.state !== "X") return true;
@@ -80144,7 +80165,7 @@ function pushLatencyRatios(into, pair) {
 }
 
 // src/gate/explain.ts
-import { mkdirSync as mkdirSync3, writeFileSync } from "node:fs";
+import { mkdirSync as mkdirSync4, writeFileSync } from "node:fs";
 import path10 from "node:path";
 
 // src/explain/agreement.ts
@@ -80177,7 +80198,7 @@ function agreement(profile, measured) {
 
 // src/explain/run.ts
 import { createHash as createHash3 } from "node:crypto";
-import { mkdirSync as mkdirSync2, readFileSync as readFileSync9 } from "node:fs";
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync9 } from "node:fs";
 import path9 from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -86808,7 +86829,7 @@ var PROFILE_DEFAULTS = { micro: { durationMs: 1e3, intervalUs: 100 }, server: { 
 async function explain(plan) {
   const explanations = /* @__PURE__ */ new Map();
   try {
-    mkdirSync2(plan.dir, { recursive: true });
+    mkdirSync3(plan.dir, { recursive: true });
   } catch (error) {
     const message = `could not create the profile folder ${plan.dir}: ${messageOf(error)}`;
     plan.log(message);
@@ -86924,13 +86945,13 @@ async function profileHttp(target, revisions, files, plan, duet) {
 }
 
 // src/util/affinity.ts
-import { execFileSync as execFileSync2 } from "node:child_process";
+import { execFileSync as execFileSync3 } from "node:child_process";
 function setAffinity(cpus, pid = process.pid) {
   return taskset(["-a", "-p", "-c", cpus, String(pid)]) !== void 0;
 }
 function taskset(args) {
   try {
-    return execFileSync2("taskset", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: childEnvironment() });
+    return execFileSync3("taskset", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: childEnvironment() });
   } catch {
     return void 0;
   }
@@ -86974,7 +86995,7 @@ async function explainStage(run, judged2, micro, http3) {
   if (!targets.length) return { benchmarks: judged2 };
   const dir = path10.resolve(options.cwd, options.profileDir ?? path10.join(".benchgate", "profiles"));
   if (options.profileDir === void 0) {
-    mkdirSync3(dir, { recursive: true });
+    mkdirSync4(dir, { recursive: true });
     writeFileSync(path10.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
   }
   const warmups = new Map(http3?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
@@ -87045,11 +87066,11 @@ function budgetFor(id, config) {
 }
 
 // src/measure/counts/callgrind.ts
-import { execFileSync as execFileSync3, spawnSync } from "node:child_process";
+import { execFileSync as execFileSync4, spawnSync } from "node:child_process";
 var INSTALL_LINE = "sudo apt-get install -y valgrind";
 function findCallgrind(valgrind = "valgrind") {
   try {
-    const version2 = execFileSync3(valgrind, ["--version"], {
+    const version2 = execFileSync4(valgrind, ["--version"], {
       encoding: "utf8",
       timeout: 1e4,
       stdio: ["ignore", "pipe", "ignore"]
@@ -87354,7 +87375,7 @@ function failed(id, file, message) {
 }
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir, readdirSync as readdirSync7, realpath, realpathSync as realpathSync2, stat, statSync as statSync4 } from "fs";
+import { readdir, readdirSync as readdirSync6, realpath, realpathSync as realpathSync2, stat, statSync as statSync4 } from "fs";
 import { isAbsolute, posix, resolve as resolve2 } from "path";
 import { fileURLToPath as fileURLToPath2 } from "url";
 
@@ -88105,7 +88126,7 @@ function getOptions2(options) {
   opts.ignore = ensureStringArray(opts.ignore);
   opts.fs && (opts.fs = {
     readdir: opts.fs.readdir || readdir,
-    readdirSync: opts.fs.readdirSync || readdirSync7,
+    readdirSync: opts.fs.readdirSync || readdirSync6,
     realpath: opts.fs.realpath || realpath,
     realpathSync: opts.fs.realpathSync || realpathSync2,
     stat: opts.fs.stat || stat,
@@ -95928,7 +95949,7 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync, existsSync as existsSync8, mkdirSync as mkdirSync4, openSync, readFileSync as readFileSync14, renameSync as renameSync2, rmSync as rmSync6, statSync as statSync7, writeFileSync as writeFileSync2 } from "node:fs";
+import { closeSync, existsSync as existsSync8, mkdirSync as mkdirSync5, openSync, readFileSync as readFileSync14, renameSync as renameSync2, rmSync as rmSync6, statSync as statSync7, writeFileSync as writeFileSync2 } from "node:fs";
 import path21 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var HISTORY_CODEC = {
@@ -95956,7 +95977,7 @@ function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES2) {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync4(path21.dirname(path21.resolve(file)), { recursive: true });
+      mkdirSync5(path21.dirname(path21.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const written = codec.append(read(), records, limit);
@@ -96222,7 +96243,7 @@ import { existsSync as existsSync11, readFileSync as readFileSync15 } from "node
 import path23 from "node:path";
 
 // src/history/publish.ts
-import { cpSync as cpSync3, existsSync as existsSync10, mkdirSync as mkdirSync5, readdirSync as readdirSync8, rmSync as rmSync7, writeFileSync as writeFileSync3 } from "node:fs";
+import { cpSync as cpSync3, existsSync as existsSync10, mkdirSync as mkdirSync6, readdirSync as readdirSync7, rmSync as rmSync7, writeFileSync as writeFileSync3 } from "node:fs";
 import path22 from "node:path";
 
 // src/history/site.ts
@@ -96519,7 +96540,7 @@ function writeSite(out, records, options) {
   if (!existsSync10(path22.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
   if (existsSync10(out)) {
-    const entries = readdirSync8(out);
+    const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
     for (const entry of entries) rmSync7(path22.join(out, entry), { recursive: true, force: true });
@@ -96528,11 +96549,11 @@ function writeSite(out, records, options) {
   let bytes = 0;
   for (const file of files) {
     const target = path22.join(out, file.path);
-    mkdirSync5(path22.dirname(target), { recursive: true });
+    mkdirSync6(path22.dirname(target), { recursive: true });
     writeFileSync3(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync5(path22.join(out, "assets"), { recursive: true });
+  mkdirSync6(path22.join(out, "assets"), { recursive: true });
   for (const asset of ["site.js", "site.css"]) cpSync3(path22.join(options.assets, asset), path22.join(out, "assets", asset));
   writeFileSync3(path22.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
@@ -96795,7 +96816,7 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
 }
 function write(cwd, file, text2) {
   const target = path24.resolve(cwd, file);
-  mkdirSync6(path24.dirname(target), { recursive: true });
+  mkdirSync7(path24.dirname(target), { recursive: true });
   writeFileSync4(target, text2);
 }
 function progressPrinter(stream) {
