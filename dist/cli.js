@@ -77082,7 +77082,7 @@ async function copyPrepared(run, base2, head, log2) {
     }
   }
   log2(
-    `install head: the same commit as base: what base's install and build wrote ${how} (${entries.length} entries, ${((Date.now() - started) / 1e3).toFixed(1)}s), not installed or built again`
+    `install head: the same commit as base: what base's install and build wrote ${how} (${entries.length} ${entries.length === 1 ? "entry" : "entries"}, ${((Date.now() - started) / 1e3).toFixed(1)}s), not installed or built again`
   );
 }
 function restore(installs, key, root) {

@@ -991,7 +991,7 @@ var PatchedHarness = class _PatchedHarness {
     const target = this.classIn(real);
     if (typeof target !== "function" || _PatchedHarness.patched.has(target)) return;
     _PatchedHarness.patched.add(target);
-    this.patch(target);
+    this.patch(target, () => this.capture.record(this.name, resolved));
   }
   required(resolved, load) {
     const loaded = load();
@@ -1010,8 +1010,9 @@ var BenchmarkjsHarness = class extends PatchedHarness {
   asImported(loaded) {
     return { default: loaded };
   }
-  patch(Benchmark) {
+  patch(Benchmark, used) {
     const collect = (suite) => {
+      used();
       for (let i2 = 0; i2 < suite.length; i2++) this.addBenchmark(suite[i2], typeof suite.name === "string" && suite.name ? [suite.name] : []);
       try {
         suite.emit("complete");
@@ -1019,7 +1020,10 @@ var BenchmarkjsHarness = class extends PatchedHarness {
         this.capture.lateError(error);
       }
     };
-    const collectOne = (benchmark) => this.addBenchmark(benchmark, []);
+    const collectOne = (benchmark) => {
+      used();
+      this.addBenchmark(benchmark, []);
+    };
     Benchmark.Suite.prototype.run = function() {
       collect(this);
       return this;
@@ -1176,6 +1180,7 @@ var MitataHarness = class {
     const bench = (name, fn) => {
       const [label, body] = typeof name === "function" ? [name.name || "anonymous", name] : [String(name), fn];
       const declared = new MitataBench(label, body, [...this.groups]);
+      this.capture.record("mitata", resolved);
       this.capture.stir();
       this.capture.later(() => declared.tasks());
       return declared;
@@ -1288,7 +1293,7 @@ var TinybenchHarness = class extends PatchedHarness {
   asImported(loaded) {
     return loaded;
   }
-  patch(Bench) {
+  patch(Bench, used) {
     const proto = Bench.prototype;
     const declared = /* @__PURE__ */ new WeakMap();
     const collected = /* @__PURE__ */ new WeakSet();
@@ -1302,6 +1307,7 @@ var TinybenchHarness = class extends PatchedHarness {
     const collect = (bench) => {
       if (collected.has(bench)) return;
       collected.add(bench);
+      used();
       const present = new Set((bench.tasks ?? []).map((task) => task.name));
       const latest = new Map((declared.get(bench) ?? []).filter((task) => present.has(task.name)).map((task) => [task.name, task]));
       for (const { name, fn, opts } of latest.values())

@@ -369,6 +369,31 @@ describe.concurrent('flags', () => { bench.todo('todo'); bench.skip('skip', () =
     expect(files[1]!.harnesses![0]!.version).toBe(files[0]!.harnesses![0]!.version);
   });
 
+  it("names tinybench, benchmark.js and mitata with their versions in every file of a process (fast-uri's later files read [tinybench])", async () => {
+    const tiny = (name: string) =>
+      `import { Bench } from 'tinybench'\nconst b = new Bench({ name: '${name}' })\nb.add('t', () => 1)\nawait b.run()\n`;
+    const suite = (name: string) => `const Benchmark = require('benchmark')\nnew Benchmark.Suite('${name}').add('t', () => 1).run()\n`;
+    const mitata = (name: string) =>
+      `import { bench, group, run } from 'mitata'\ngroup('${name}', () => bench('t', () => 1))\nawait run()\n`;
+    const root = project({
+      't1.mjs': tiny('a'),
+      't2.mjs': tiny('b'),
+      'b1.cjs': suite('a'),
+      'b2.cjs': suite('b'),
+      'm1.mjs': mitata('a'),
+      'm2.mjs': mitata('b'),
+    });
+    const { files } = await runner(root, ['t1.mjs', 't2.mjs', 'b1.cjs', 'b2.cjs', 'm1.mjs', 'm2.mjs']);
+    const labels = files.map((f) => f.harnesses?.map((h) => `${h.harness}${h.version ? ` ${h.version}` : ''}`));
+    for (const [i, label] of labels.entries()) {
+      expect(label, files[i]!.file).toHaveLength(1);
+      expect(label![0], files[i]!.file).toMatch(/^(tinybench|benchmark\.js|mitata) \d+\.\d+\.\d+/);
+    }
+    expect(labels[1]).toEqual(labels[0]);
+    expect(labels[3]).toEqual(labels[2]);
+    expect(labels[5]).toEqual(labels[4]);
+  });
+
   it('runs the tasks of a bare JSON import, and never shows the module graph it was loaded in', async () => {
     const root = project(
       {

@@ -18,8 +18,9 @@ export class BenchmarkjsHarness extends PatchedHarness<BenchmarkStatic> {
     return { default: loaded };
   }
 
-  protected patch(Benchmark: BenchmarkStatic): void {
+  protected patch(Benchmark: BenchmarkStatic, used: () => void): void {
     const collect = (suite: BenchmarkSuite) => {
+      used();
       for (let i = 0; i < suite.length; i++) this.addBenchmark(suite[i]!, typeof suite.name === 'string' && suite.name ? [suite.name] : []);
       // Listeners of 'complete' may start the next suite; what they print is theirs (benchgate prints its own table).
       try {
@@ -28,7 +29,10 @@ export class BenchmarkjsHarness extends PatchedHarness<BenchmarkStatic> {
         this.capture.lateError(error);
       }
     };
-    const collectOne = (benchmark: BenchmarkInstance) => this.addBenchmark(benchmark, []);
+    const collectOne = (benchmark: BenchmarkInstance) => {
+      used();
+      this.addBenchmark(benchmark, []);
+    };
     Benchmark.Suite.prototype.run = function (this: BenchmarkSuite) {
       collect(this);
       return this;

@@ -36,6 +36,8 @@ export class MitataHarness implements Harness {
     const bench = (name: unknown, fn?: unknown) => {
       const [label, body] = typeof name === 'function' ? [name.name || 'anonymous', name as Hook] : [String(name), fn as Hook];
       const declared = new MitataBench(label, body, [...this.groups]);
+      // Evaluated once a process: each file that declares through it is recorded as a mitata file.
+      this.capture.record('mitata', resolved);
       this.capture.stir();
       this.capture.later(() => declared.tasks());
       return declared;

@@ -18,7 +18,9 @@ export abstract class PatchedHarness<Class> implements Harness {
     const target = this.classIn(real);
     if (typeof target !== 'function' || PatchedHarness.patched.has(target)) return;
     PatchedHarness.patched.add(target);
-    this.patch(target as Class);
+    // The module that imports a harness is evaluated once a process: the files after the first reach this copy only
+    // through the patched class, which records the copy for the file that uses it (else listed without its version).
+    this.patch(target as Class, () => this.capture.record(this.name, resolved));
   }
 
   required(resolved: string, load: () => unknown): unknown {
@@ -31,6 +33,6 @@ export abstract class PatchedHarness<Class> implements Harness {
   protected abstract classIn(real: Namespace): unknown;
   /** What `import * as` gives of the module a require() returned. */
   protected abstract asImported(loaded: unknown): Namespace;
-  /** Patch the copy's class in place: its run methods collect the tasks instead of timing them. */
-  protected abstract patch(target: Class): void;
+  /** Patch the copy's class in place: its run methods collect the tasks instead of timing them (and call `used`). */
+  protected abstract patch(target: Class, used: () => void): void;
 }

@@ -18,7 +18,7 @@ export class TinybenchHarness extends PatchedHarness<{ prototype: TinyBench }> {
     return loaded as Namespace;
   }
 
-  protected patch(Bench: { prototype: TinyBench }): void {
+  protected patch(Bench: { prototype: TinyBench }, used: () => void): void {
     const proto = Bench.prototype;
     const declared = new WeakMap<TinyBench, { name: string; fn: Fn; opts: FnOptions }[]>();
     const collected = new WeakSet<TinyBench>();
@@ -32,6 +32,7 @@ export class TinybenchHarness extends PatchedHarness<{ prototype: TinyBench }> {
     const collect = (bench: TinyBench) => {
       if (collected.has(bench)) return;
       collected.add(bench);
+      used();
       const present = new Set((bench.tasks ?? []).map((task) => task.name));
       const latest = new Map((declared.get(bench) ?? []).filter((task) => present.has(task.name)).map((task) => [task.name, task]));
       for (const { name, fn, opts } of latest.values())
