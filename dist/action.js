@@ -97521,7 +97521,7 @@ async function findBenchFiles({
     options.log(
       `bench files: none matches micro.files' default pattern (${DEFAULTS2.files.join(", ")}); found ${where2}: ${describeFiles(atBase?.files ?? [], atHead?.files ?? [])} (to choose others, set micro.files in benchgate.yml or pass --files)`
     );
-    return { base: atBase?.files ?? [], head: atHead?.files ?? [] };
+    return { base: atBase?.files ?? [], head: atHead?.files ?? [], byConvention: true };
   }
   const candidates = atHead ?? atBase;
   const hint = candidates ? `These look like bench files (${candidates.where}): ${candidates.files.join(", ")}. Run with --files '${candidates.files[0]}' (repeatable), or set micro.files in benchgate.yml.` : `Nothing in the usual places either (${CONVENTIONAL_PLACES}). Name yours with --files '<glob>' (repeatable, e.g. --files 'bench/**/*.js') or micro.files in benchgate.yml, add a bench file (the README's quick start), or declare http benchmarks.`;
@@ -97530,7 +97530,27 @@ async function findBenchFiles({
   );
 }
 var CONVENTIONAL_PLACES = "a bench, benchmark or perf script run by node; bench.js or benchmark.js at the root; bench/, benchmark/ or benchmarks/";
-async function checkBenchFiles(run, files) {
+var NO_TASK = /^(Error: )?it (declares no task|measures in (child processes|worker threads))/;
+async function checkBenchFiles(run, found) {
+  const { inventory, files } = withoutHelpers(await loadAndCheck(run, found), found, run.options.log);
+  if (files.base.length === 0 && files.head.length === 0)
+    throw new UserError(
+      `No bench files: the files found where projects keep benchmarks (${[.../* @__PURE__ */ new Set([...found.base, ...found.head])].join(", ")}) declare no task benchgate can time. Name yours with --files '<glob>' (repeatable) or micro.files in benchgate.yml.`
+    );
+  return { inventory, files };
+}
+function withoutHelpers(inventory, found, log2) {
+  if (!found.byConvention) return { inventory, files: found };
+  const helpers = new Set(inventory.flatMap(({ files }) => files.filter((f) => f.error && NO_TASK.test(f.error)).map((f) => f.file)));
+  if (helpers.size === 0) return { inventory, files: found };
+  log2(`bench files: left out ${[...helpers].sort().join(", ")}: found by convention, they declare no task benchgate can time`);
+  const keep = (file) => !helpers.has(file);
+  return {
+    inventory: inventory.map(({ revision, files }) => ({ revision, files: files.filter((f) => keep(f.file)) })),
+    files: { base: found.base.filter(keep), head: found.head.filter(keep), byConvention: true }
+  };
+}
+async function loadAndCheck(run, files) {
   const { tree, config, options } = run;
   const inventory = await loadInventory(
     [
@@ -99794,8 +99814,9 @@ async function runGate(options) {
   const loadBefore = os13.loadavg();
   try {
     const { config, policy } = known.chosen;
-    const found = known.found;
-    const inventory = found ? await checkBenchFiles({ config, tree, options }, found) : [];
+    const loaded = known.found ? await checkBenchFiles({ config, tree, options }, known.found) : void 0;
+    const found = loaded?.files;
+    const inventory = loaded?.inventory ?? [];
     const part = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
     const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
     const firstLook = planFirstLook(part.config, plan, inventory, part.files);

@@ -20,7 +20,7 @@ export async function findBenchFiles({
   config: Config;
   tree: { base: Revision; head: Revision };
   options: Pick<GateOptions, 'log'>;
-}): Promise<{ base: string[]; head: string[] } | undefined> {
+}): Promise<FoundFiles | undefined> {
   const [base, head] = await Promise.all([tree.base, tree.head].map((revision) => discoverBenchFiles(revision.root, config.micro.files)));
   if (base!.length > 0 || head!.length > 0) {
     options.log(`bench files: ${describeFiles(base!, head!)}`);
@@ -33,7 +33,7 @@ export async function findBenchFiles({
     options.log(
       `bench files: none matches micro.files' default pattern (${DEFAULTS.files.join(', ')}); found ${where}: ${describeFiles(atBase?.files ?? [], atHead?.files ?? [])} (to choose others, set micro.files in benchgate.yml or pass --files)`,
     );
-    return { base: atBase?.files ?? [], head: atHead?.files ?? [] };
+    return { base: atBase?.files ?? [], head: atHead?.files ?? [], byConvention: true };
   }
   const candidates = atHead ?? atBase;
   const hint = candidates
@@ -54,6 +54,16 @@ export async function benchFilesOf(root: string, config: Config): Promise<string
 const CONVENTIONAL_PLACES =
   'a bench, benchmark or perf script run by node; bench.js or benchmark.js at the root; bench/, benchmark/ or benchmarks/';
 
+/** Each revision's bench files; `byConvention`: found where projects keep benchmarks, not by micro.files. */
+export interface FoundFiles {
+  base: string[];
+  head: string[];
+  byConvention?: true;
+}
+
+/** A file that loads without declaring anything benchgate can time: what a helper script in bench/ does. */
+const NO_TASK = /^(Error: )?it (declares no task|measures in (child processes|worker threads))/;
+
 /**
  * Load each revision's bench files once before measuring (a second or two): a revision that is
  * not installed stops the run here with the package and the command, not after rounds of import
@@ -61,8 +71,37 @@ const CONVENTIONAL_PLACES =
  */
 export async function checkBenchFiles(
   run: Pick<RunContext, 'config' | 'tree' | 'options'>,
-  files: { base: string[]; head: string[] },
-): Promise<RevisionInventory[]> {
+  found: FoundFiles,
+): Promise<{ inventory: RevisionInventory[]; files: FoundFiles }> {
+  const { inventory, files } = withoutHelpers(await loadAndCheck(run, found), found, run.options.log);
+  if (files.base.length === 0 && files.head.length === 0)
+    throw new UserError(
+      `No bench files: the files found where projects keep benchmarks (${[...new Set([...found.base, ...found.head])].join(', ')}) declare no task benchgate can time. Name yours with --files '<glob>' (repeatable) or micro.files in benchgate.yml.`,
+    );
+  return { inventory, files };
+}
+
+/**
+ * Files found by convention that load but declare no task (a script that runs the benchmark of a branch in child
+ * processes, a shared setup): left out, and said, where a file micro.files names stays an error row.
+ */
+function withoutHelpers(
+  inventory: RevisionInventory[],
+  found: FoundFiles,
+  log: (line: string) => void,
+): { inventory: RevisionInventory[]; files: FoundFiles } {
+  if (!found.byConvention) return { inventory, files: found };
+  const helpers = new Set(inventory.flatMap(({ files }) => files.filter((f) => f.error && NO_TASK.test(f.error)).map((f) => f.file)));
+  if (helpers.size === 0) return { inventory, files: found };
+  log(`bench files: left out ${[...helpers].sort().join(', ')}: found by convention, they declare no task benchgate can time`);
+  const keep = (file: string) => !helpers.has(file);
+  return {
+    inventory: inventory.map(({ revision, files }) => ({ revision, files: files.filter((f) => keep(f.file)) })),
+    files: { base: found.base.filter(keep), head: found.head.filter(keep), byConvention: true },
+  };
+}
+
+async function loadAndCheck(run: Pick<RunContext, 'config' | 'tree' | 'options'>, files: FoundFiles): Promise<RevisionInventory[]> {
   const { tree, config, options } = run;
   const inventory = await loadInventory(
     [

@@ -61,8 +61,9 @@ export async function runGate(options: GateOptions): Promise<Report> {
   const loadBefore = os.loadavg();
   try {
     const { config, policy } = known!.chosen;
-    const found = known!.found;
-    const inventory = found ? await checkBenchFiles({ config, tree, options }, found) : [];
+    const loaded = known!.found ? await checkBenchFiles({ config, tree, options }, known!.found) : undefined;
+    const found = loaded?.files;
+    const inventory = loaded?.inventory ?? [];
     const part = options.shard
       ? planShard(options.shard, { config, tree, options }, found, inventory)
       : { config, files: found, shard: undefined };

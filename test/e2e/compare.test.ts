@@ -316,6 +316,23 @@ describe('benchgate compare, through the real CLI', () => {
     ]);
   });
 
+  it('leaves out a script of bench/ that declares no task (a helper found by convention), and measures the others', async () => {
+    const sum = (extra: string) =>
+      `export default {\n  'sum': () => { let s = 0; for (let i = 0; i < 100${extra}; i++) s += i; return s; },\n};\n`;
+    // A helper: it names the benchmark it drives, but declares nothing benchgate can time.
+    const helper = "// runs the benchmark of another branch\nexport const branches = ['main'];\n";
+    repo = inlineRepo({ 'bench/sum.js': sum(''), 'bench/run-branch.js': helper, 'benchgate.yml': FAST }, { 'bench/sum.js': sum('00') });
+    const run = await runCli(['compare', '--base', 'main', '--profile', 'never', '--json', 'report.json'], repo);
+    const output = run.stdout + run.stderr;
+    expect(run.code, output).toBe(1);
+    expect(output).toContain('found in bench/: bench/run-branch.js, bench/sum.js');
+    expect(output).toContain('bench files: left out bench/run-branch.js: found by convention, they declare no task benchgate can time');
+    const report = readJson(path.join(repo, 'report.json'));
+    expect(report.benchmarks.map((b: { id: string; verdict: string }) => [b.id, b.verdict])).toEqual([
+      ['bench/sum.js > sum', 'regression'],
+    ]);
+  });
+
   it("installs a bench file's own package after the build, as uuid's examples/benchmark depends on the built project", async () => {
     // The root build writes .build/lib (a package); examples/bench is a package of its own that depends on it by path.
     const build = (loops: string) =>
