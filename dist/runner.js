@@ -1123,12 +1123,17 @@ var SideFailure = class _SideFailure extends Error {
 };
 function describeThrown(thrown, root) {
   if (!(thrown instanceof Error)) return `threw ${messageOf(thrown)}`;
-  const head = withoutGraph(`${thrown.name}: ${thrown.message}`);
+  const head = withinProject(withoutGraph(`${thrown.name}: ${thrown.message}`), root);
   if (!root || !thrown.stack) return head;
   const prefix = pathToFileURL(root).href + "/";
   const frame = thrown.stack.split("\n").map((line) => line.trim()).find((line) => line.startsWith("at ") && (line.includes(prefix) || line.includes(root + "/")) && !line.includes("/node_modules/"));
   return frame ? `${head}
     ${withoutGraph(frame.replace(prefix, "").replace(root + "/", ""))}` : head;
+}
+function withinProject(message, root) {
+  if (!root) return message;
+  const text = message.split(`${pathToFileURL(root).href}/`).join("").split(`${root}/`).join("");
+  return /Cannot find (module|package) '(dist|build|lib|out|\.build)\//.test(text) ? `${text} (the build's output is missing at this revision: set build in benchgate.yml, e.g. build: npm run build)` : text;
 }
 function withoutGraph(location) {
   return location.replace(new RegExp(`[?&]${GRAPH_PARAMETER}=\\d+`, "g"), "");

@@ -59,7 +59,14 @@ export function installKey(root: string, command: string): InstallKey {
   return installKeyOf(filesIn(root), command);
 }
 
+/**
+ * An install command that works in another folder too (`npm install && cd benchmarks && npm install`, `--prefix`):
+ * what it writes there is not in the project's node_modules, so its install is never reused.
+ */
+const ELSEWHERE = /(^|[;&|(]\s*)cd\s|\s--prefix[\s=]|\s-C\s|\s--dir[\s=]|\s--cwd[\s=]/;
+
 export function installKeyOf(read: ProjectFiles, command: string): InstallKey {
+  if (ELSEWHERE.test(command)) return { key: undefined, reason: `\`${command}\` installs in another folder too` };
   const lockfile = LOCKFILES.find((name) => read(name) !== undefined);
   let manifestText: string;
   let manifest: Record<string, unknown>;

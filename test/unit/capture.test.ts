@@ -394,6 +394,20 @@ describe.concurrent('flags', () => { bench.todo('todo'); bench.skip('skip', () =
     expect(labels[5]).toEqual(labels[4]);
   });
 
+  it("says a build's output is missing, with paths inside the project, where ohash's src imported dist/ before a build", async () => {
+    const root = project(
+      {
+        'src/index.mjs': "export * from '../dist/crypto.mjs'\n",
+        'a.bench.mjs': "import { bench } from 'vitest'\nimport '../src/index.mjs'\nbench('x', () => 1)\n".replace('../src', './src'),
+      },
+      { type: 'module' },
+    );
+    const { files } = await runner(root, ['a.bench.mjs']);
+    expect(files[0]!.error).toContain("Cannot find module 'dist/crypto.mjs' imported from src/index.mjs");
+    expect(files[0]!.error).toContain("the build's output is missing at this revision: set build in benchgate.yml");
+    expect(files[0]!.error).not.toContain(root);
+  });
+
   it('runs the tasks of a bare JSON import, and never shows the module graph it was loaded in', async () => {
     const root = project(
       {

@@ -339,6 +339,17 @@ describe('installs reused', () => {
     expect(readFileSync(path.join(bumped.head.root, 'node_modules/dep/lock.json'), 'utf8')).toContain('1.0.1');
   });
 
+  it('never reuses an install whose command installs in another folder too (a bench folder of its own)', () => {
+    const root = tempDir('benchgate-project-');
+    write(root, npmProject());
+    expect(installKey(root, 'npm install && cd benchmarks && npm install')).toEqual({
+      key: undefined,
+      reason: '`npm install && cd benchmarks && npm install` installs in another folder too',
+    });
+    expect(installKey(root, 'npm ci --prefix bench').key).toBeUndefined();
+    expect(installKey(root, 'npm ci --no-audit').key).toMatch(/^[0-9a-f]{32}$/);
+  });
+
   it.each([
     ['its own prepare script', { scripts: { prepare: 'node build.js' } }],
     ['workspaces', { workspaces: ['packages/*'] }],

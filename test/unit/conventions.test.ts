@@ -47,6 +47,11 @@ describe('conventional bench files', () => {
     expect(filesOfScripts(root)).toEqual({ files: ['bench/index.js', 'perf/a.ts'], scripts: ['`bench:all`', '`bench:ts`'] });
   });
 
+  it("names a folder's index once, however the script spells the folder (fast-deep-equal's `cd ./benchmark && node ./`)", () => {
+    const root = project({ 'benchmark/index.js': SUITE }, { benchmark: 'cd ./benchmark && node ./' });
+    expect(filesOfScripts(root).files).toEqual(['benchmark/index.js']);
+  });
+
   it('takes the top of a bench folder, leaving out helpers that name no harness and export nothing', () => {
     const root = project({
       'benchmarks/ids.js': "import { Bench } from 'tinybench'\n",

@@ -44,7 +44,7 @@ export class SideFailure extends Error {
 /** "TypeError: boom\n    at bench/parse.bench.js:7:11": the error and the first frame in the project's own files. */
 export function describeThrown(thrown: unknown, root?: string): string {
   if (!(thrown instanceof Error)) return `threw ${messageOf(thrown)}`;
-  const head = withoutGraph(`${thrown.name}: ${thrown.message}`);
+  const head = withinProject(withoutGraph(`${thrown.name}: ${thrown.message}`), root);
   if (!root || !thrown.stack) return head;
   const prefix = pathToFileURL(root).href + '/';
   const frame = thrown.stack
@@ -52,6 +52,19 @@ export function describeThrown(thrown: unknown, root?: string): string {
     .map((line) => line.trim())
     .find((line) => line.startsWith('at ') && (line.includes(prefix) || line.includes(root + '/')) && !line.includes('/node_modules/'));
   return frame ? `${head}\n    ${withoutGraph(frame.replace(prefix, '').replace(root + '/', ''))}` : head;
+}
+
+/**
+ * A message with the revision's checkout (a temporary worktree, gone once the run ends) left out of its paths:
+ * `Cannot find module 'dist/index.mjs' imported from test/bench.mjs`; where what is missing is a build's output, the
+ * setting that makes it.
+ */
+function withinProject(message: string, root: string | undefined): string {
+  if (!root) return message;
+  const text = message.split(`${pathToFileURL(root).href}/`).join('').split(`${root}/`).join('');
+  return /Cannot find (module|package) '(dist|build|lib|out|\.build)\//.test(text)
+    ? `${text} (the build's output is missing at this revision: set build in benchgate.yml, e.g. build: npm run build)`
+    : text;
 }
 
 /** A location without the module graph's number that a bench file's modules carry in their URLs (harness/graphs.ts, inNewGraph). */

@@ -84,9 +84,14 @@ function manifestScripts(root: string): Record<string, string> {
 
 /** `benchmark.js`, `bench` (a folder: its index), `bench/run` (no extension) as node resolves them; inside the project. */
 function resolveScriptFile(root: string, target: string): string | undefined {
-  const relative = path.posix.normalize(target.replace(/^\.\//, ''));
+  // `cd ./benchmark && node ./` names the folder: no trailing slash, or its index reads `benchmark//index.js`.
+  const relative = path.posix.normalize(target.replace(/^\.\//, '')).replace(/\/+$/, '') || '.';
   if (relative.startsWith('..') || path.posix.isAbsolute(relative) || relative.includes('node_modules')) return undefined;
-  const candidates = [relative, ...EXTENSIONS.map((ext) => relative + ext), ...EXTENSIONS.map((ext) => `${relative}/index${ext}`)];
+  const candidates = [
+    relative,
+    ...EXTENSIONS.map((ext) => relative + ext),
+    ...EXTENSIONS.map((ext) => path.posix.join(relative, `index${ext}`)),
+  ];
   return candidates.find((file) => EXTENSIONS.includes(path.posix.extname(file)) && isFile(path.join(root, file)));
 }
 

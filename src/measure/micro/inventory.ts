@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Revision } from '../../checkout/revisions.js';
 import { UserError } from '../../util/errors.js';
 import { detectInstall } from '../../checkout/install.js';
@@ -50,7 +52,8 @@ export function assertInstalled(inventory: RevisionInventory[], install: string 
   for (const { revision, files } of inventory) {
     const missing = files.flatMap((file) => {
       const match = file.error ? MISSING_PACKAGE.exec(file.error) : null;
-      return match ? [{ file: file.file, name: match[1]! }] : [];
+      // A package that is there (a path inside it that is not: dequal's `lodash/isequal`) is the file's own error.
+      return match && !packageFound(revision.root, file.file, match[1]!) ? [{ file: file.file, name: match[1]! }] : [];
     });
     if (missing.length === 0) continue;
     const names = [...new Set(missing.map((m) => m.name))];
@@ -85,6 +88,14 @@ export function withInstallHints(inventory: RevisionInventory[], install: string
       };
     }),
   }));
+}
+
+/** Whether `name` is installed where `file` (relative to `root`) resolves packages from: a node_modules at or above it. */
+function packageFound(root: string, file: string, name: string): boolean {
+  for (let dir = path.dirname(path.join(root, file)); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'node_modules', name))) return true;
+    if (dir === root || path.dirname(dir) === dir || !dir.startsWith(root)) return false;
+  }
 }
 
 function describeRevision(revision: Revision): string {

@@ -293,7 +293,9 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     const roundMs = roundLength(elapsed);
     if (rounds > 0 && elapsed + roundMs + (round >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
       limited = round < plannedRounds;
-      plan.log(`time limit of ${Math.round(plan.timeLimitMs / 1000)}s: stopping after ${rounds} rounds`);
+      plan.log(
+        `time limit of ${Math.round(plan.timeLimitMs / 1000)}s: stopping after ${rounds} round${rounds === 1 ? '' : 's'} (${Math.round(elapsed / 1000)}s measured: the next round${round >= plannedRounds ? ', and the time kept back to confirm a regression,' : ''} would not fit)`,
+      );
       break;
     }
     const target = round < plannedRounds ? plannedRounds : maxRounds();
