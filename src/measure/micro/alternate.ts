@@ -61,7 +61,11 @@ export function describeThrown(thrown: unknown, root?: string): string {
  */
 function withinProject(message: string, root: string | undefined): string {
   if (!root) return message;
-  const text = message.split(`${pathToFileURL(root).href}/`).join('').split(`${root}/`).join('');
+  const text = message
+    .split(`${pathToFileURL(root).href}/`)
+    .join('')
+    .split(`${root}/`)
+    .join('');
   return /Cannot find (module|package) '(dist|build|lib|out|\.build)\//.test(text)
     ? `${text} (the build's output is missing at this revision: set build in benchgate.yml, e.g. build: npm run build)`
     : text;
