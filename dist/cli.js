@@ -77198,24 +77198,12 @@ function benchPackages(root, files) {
   const found = /* @__PURE__ */ new Set();
   for (const file of files) {
     for (let dir = path4.posix.dirname(file); dir !== "." && dir !== "/" && dir !== ""; dir = path4.posix.dirname(dir)) {
-      const manifest2 = path4.join(root, dir, "package.json");
-      if (!existsSync3(manifest2)) continue;
-      if (declaresDependencies(manifest2)) found.add(dir);
+      if (!existsSync3(path4.join(root, dir, "package.json"))) continue;
+      if (hasDependencies(filesIn(path4.join(root, dir)))) found.add(dir);
       break;
     }
   }
   return [...found].sort();
-}
-function declaresDependencies(manifest2) {
-  try {
-    const parsed2 = JSON.parse(readFileSync3(manifest2, "utf8"));
-    return ["dependencies", "devDependencies", "optionalDependencies"].some((field) => {
-      const deps = parsed2[field];
-      return typeof deps === "object" && deps !== null && Object.keys(deps).length > 0;
-    });
-  } catch {
-    return false;
-  }
 }
 
 // src/config/load.ts
@@ -88203,7 +88191,7 @@ function assertInstalled(inventory, install) {
     if (missing.length === 0) continue;
     const names = [...new Set(missing.map((m) => m.name))];
     const where2 = missing.map((m) => `${m.file} imports '${m.name}'`).join("; ");
-    const command = typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
+    const command = installCommand(revision, install);
     const fix = revision.worktree === void 0 ? `Install it first: run \`${command}\` in ${revision.root}, then run benchgate again.` : install === false ? `benchgate.yml sets install: false, so nothing was installed in this checkout: set install to the command that installs it (e.g. ${command}).` : `benchgate installed this checkout with \`${command}\`, which left ${names.length > 1 ? "them" : "it"} out: check that the package is in ${revision.label}'s package.json and lockfile, or set install in benchgate.yml.`;
     throw new UserError(
       `${describeRevision(revision)} is not installed: ${where2}, and ${names.map((n) => `'${n}'`).join(", ")} ${names.length > 1 ? "are" : "is"} not found from ${revision.root}. ${fix}`
@@ -88216,13 +88204,16 @@ function withInstallHints(inventory, install) {
     files: files.map((file) => {
       const name2 = file.error ? MISSING_PACKAGE.exec(file.error)?.[1] : void 0;
       if (!name2 || revision.worktree !== void 0) return file;
-      const command = typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
+      const command = installCommand(revision, install);
       return {
         ...file,
         error: `it imports '${name2}', which is not installed in ${revision.root}: run \`${command}\` there first, then list again`
       };
     })
   }));
+}
+function installCommand(revision, install) {
+  return typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
 }
 function packageFound(root, file, name2) {
   for (let dir = path12.dirname(path12.join(root, file)); ; dir = path12.dirname(dir)) {
@@ -89255,6 +89246,7 @@ function mergePair(tasks) {
 function workingDirectory(job, plan) {
   return job.sides.length === 1 ? job.sides[0].root : plan.head.root;
 }
+var KEPT_BACK = ", and the time kept back to confirm a regression,";
 async function measureMicro(plan) {
   const now = plan.now ?? Date.now;
   const started = now();
@@ -89350,7 +89342,7 @@ async function measureMicro(plan) {
     if (rounds > 0 && elapsed + roundMs + (round4 >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
       limited = round4 < plannedRounds;
       plan.log(
-        `time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} round${rounds === 1 ? "" : "s"} (${Math.round(elapsed / 1e3)}s measured: the next round${round4 >= plannedRounds ? ", and the time kept back to confirm a regression," : ""} would not fit)`
+        `time limit of ${Math.round(plan.timeLimitMs / 1e3)}s: stopping after ${rounds} round${rounds === 1 ? "" : "s"} (${Math.round(elapsed / 1e3)}s measured: the next round${round4 >= plannedRounds ? KEPT_BACK : ""} would not fit)`
       );
       break;
     }

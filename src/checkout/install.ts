@@ -45,7 +45,8 @@ function missingTool(tool: string, command: string): UserError {
   const how =
     tool === 'bun'
       ? 'install bun first (in a workflow: the oven-sh/setup-bun step)'
-      : `install ${tool}, or corepack (npm install -g corepack; Node 20 and 22 ship it), and name the version in package.json ("packageManager": "${tool}@<version>")`;
+      : `install ${tool}, or corepack (npm install -g corepack; Node 20 and 22 ship it), ` +
+        `and name the version in package.json ("packageManager": "${tool}@<version>")`;
   return new UserError(
     `The project's lockfile is ${tool}'s, and ${tool} is not installed: ${how}, or set install in benchgate.yml (the command it would run: ${command}).`,
   );
@@ -72,7 +73,8 @@ function manifest(read: ProjectFiles): Record<string, unknown> | undefined {
   }
 }
 
-function hasDependencies(read: ProjectFiles): boolean {
+/** Whether a package.json declares any dependency (dependencies, devDependencies or optionalDependencies). */
+export function hasDependencies(read: ProjectFiles): boolean {
   const found = manifest(read);
   return ['dependencies', 'devDependencies', 'optionalDependencies'].some((field) => {
     const deps = found?.[field];

@@ -271,7 +271,8 @@ async function copyPrepared(run: Git, base: Revision, head: Revision, log: (line
     }
   }
   log(
-    `install head: the same commit as base: what base's install and build wrote ${how} (${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}, ${((Date.now() - started) / 1000).toFixed(1)}s), not installed or built again`,
+    `install head: the same commit as base: what base's install and build wrote ${how} ` +
+      `(${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}, ${((Date.now() - started) / 1000).toFixed(1)}s), not installed or built again`,
   );
 }
 

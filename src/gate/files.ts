@@ -31,14 +31,17 @@ export async function findBenchFiles({
   if (isDefaultPattern(config.micro.files) && (atBase || atHead)) {
     const where = atHead?.where ?? atBase!.where;
     options.log(
-      `bench files: none matches micro.files' default pattern (${DEFAULTS.files.join(', ')}); found ${where}: ${describeFiles(atBase?.files ?? [], atHead?.files ?? [])} (to choose others, set micro.files in benchgate.yml or pass --files)`,
+      `bench files: none matches micro.files' default pattern (${DEFAULTS.files.join(', ')}); ` +
+        `found ${where}: ${describeFiles(atBase?.files ?? [], atHead?.files ?? [])} (to choose others, set micro.files in benchgate.yml or pass --files)`,
     );
     return { base: atBase?.files ?? [], head: atHead?.files ?? [], byConvention: true };
   }
   const candidates = atHead ?? atBase;
   const hint = candidates
-    ? `These look like bench files (${candidates.where}): ${candidates.files.join(', ')}. Run with --files '${candidates.files[0]}' (repeatable), or set micro.files in benchgate.yml.`
-    : `Nothing in the usual places either (${CONVENTIONAL_PLACES}). Name yours with --files '<glob>' (repeatable, e.g. --files 'bench/**/*.js') or micro.files in benchgate.yml, add a bench file (the README's quick start), or declare http benchmarks.`;
+    ? `These look like bench files (${candidates.where}): ${candidates.files.join(', ')}. ` +
+      `Run with --files '${candidates.files[0]}' (repeatable), or set micro.files in benchgate.yml.`
+    : `Nothing in the usual places either (${CONVENTIONAL_PLACES}). Name yours with --files '<glob>' (repeatable, e.g. --files 'bench/**/*.js') ` +
+      "or micro.files in benchgate.yml, add a bench file (the README's quick start), or declare http benchmarks.";
   throw new UserError(
     `No bench files match ${config.micro.files.join(', ')} in base or head, and benchgate.yml declares no http load tests. ${hint}`,
   );
@@ -76,7 +79,8 @@ export async function checkBenchFiles(
   const { inventory, files } = withoutHelpers(await loadAndCheck(run, found), found, run.options.log);
   if (files.base.length === 0 && files.head.length === 0)
     throw new UserError(
-      `No bench files: the files found where projects keep benchmarks (${[...new Set([...found.base, ...found.head])].join(', ')}) declare no task benchgate can time. Name yours with --files '<glob>' (repeatable) or micro.files in benchgate.yml.`,
+      `No bench files: the files found where projects keep benchmarks (${[...new Set([...found.base, ...found.head])].join(', ')}) ` +
+        "declare no task benchgate can time. Name yours with --files '<glob>' (repeatable) or micro.files in benchgate.yml.",
     );
   return { inventory, files };
 }

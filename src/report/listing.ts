@@ -20,7 +20,8 @@ export function renderListing(listing: Listing): string {
     );
     if (revision.files.length === 0)
       lines.push(
-        "  no bench file matches micro.files, nor any in the usual places (bench/, benchmark/, benchmarks/, bench.js, benchmark.js, a bench script): name yours with --files '<glob>' or micro.files",
+        '  no bench file matches micro.files, nor any in the usual places (bench/, benchmark/, benchmarks/, bench.js, benchmark.js, a bench script): ' +
+          "name yours with --files '<glob>' or micro.files",
       );
     for (const file of revision.files) {
       const copies = (file.harnesses ?? []).map((h) => `${h.harness}${h.version ? ` ${h.version}` : ''}`);

@@ -1,5 +1,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { hasDependencies } from '../../checkout/install.js';
+import { filesIn } from '../../checkout/reuse.js';
 
 /**
  * Where projects keep benchmarks that the default pattern (vitest's `*.bench.*` names) does not match, read from the
@@ -130,23 +132,10 @@ export function benchPackages(root: string, files: readonly string[]): string[] 
   const found = new Set<string>();
   for (const file of files) {
     for (let dir = path.posix.dirname(file); dir !== '.' && dir !== '/' && dir !== ''; dir = path.posix.dirname(dir)) {
-      const manifest = path.join(root, dir, 'package.json');
-      if (!existsSync(manifest)) continue;
-      if (declaresDependencies(manifest)) found.add(dir);
+      if (!existsSync(path.join(root, dir, 'package.json'))) continue;
+      if (hasDependencies(filesIn(path.join(root, dir)))) found.add(dir);
       break;
     }
   }
   return [...found].sort();
-}
-
-function declaresDependencies(manifest: string): boolean {
-  try {
-    const parsed = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown>;
-    return ['dependencies', 'devDependencies', 'optionalDependencies'].some((field) => {
-      const deps = parsed[field];
-      return typeof deps === 'object' && deps !== null && Object.keys(deps).length > 0;
-    });
-  } catch {
-    return false;
-  }
 }

@@ -58,7 +58,7 @@ export function assertInstalled(inventory: RevisionInventory[], install: string 
     if (missing.length === 0) continue;
     const names = [...new Set(missing.map((m) => m.name))];
     const where = missing.map((m) => `${m.file} imports '${m.name}'`).join('; ');
-    const command = typeof install === 'string' ? install : (detectInstall(revision.root) ?? 'npm install');
+    const command = installCommand(revision, install);
     const fix =
       revision.worktree === undefined
         ? `Install it first: run \`${command}\` in ${revision.root}, then run benchgate again.`
@@ -81,13 +81,18 @@ export function withInstallHints(inventory: RevisionInventory[], install: string
     files: files.map((file) => {
       const name = file.error ? MISSING_PACKAGE.exec(file.error)?.[1] : undefined;
       if (!name || revision.worktree !== undefined) return file;
-      const command = typeof install === 'string' ? install : (detectInstall(revision.root) ?? 'npm install');
+      const command = installCommand(revision, install);
       return {
         ...file,
         error: `it imports '${name}', which is not installed in ${revision.root}: run \`${command}\` there first, then list again`,
       };
     }),
   }));
+}
+
+/** The command that installs a revision, as a message names it: the config's, or the one its lockfile calls for. */
+function installCommand(revision: Revision, install: string | false | undefined): string {
+  return typeof install === 'string' ? install : (detectInstall(revision.root) ?? 'npm install');
 }
 
 /** Whether `name` is installed where `file` (relative to `root`) resolves packages from: a node_modules at or above it. */

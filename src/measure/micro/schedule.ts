@@ -178,6 +178,9 @@ export function workingDirectory(job: MicroJob, plan: Pick<MicroPlan, 'head'>): 
  * not fit in the time limit. A task that hangs or crashes its process gets an
  * error and is left out of later attempts, so the other tasks still get verdicts.
  */
+/** Said where the rounds past the first look stop: a confirmation's time is kept back too. */
+const KEPT_BACK = ', and the time kept back to confirm a regression,';
+
 export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const now = plan.now ?? Date.now;
   const started = now();
@@ -294,7 +297,8 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     if (rounds > 0 && elapsed + roundMs + (round >= plannedRounds ? reserve(roundMs, rounds) : 0) > plan.timeLimitMs) {
       limited = round < plannedRounds;
       plan.log(
-        `time limit of ${Math.round(plan.timeLimitMs / 1000)}s: stopping after ${rounds} round${rounds === 1 ? '' : 's'} (${Math.round(elapsed / 1000)}s measured: the next round${round >= plannedRounds ? ', and the time kept back to confirm a regression,' : ''} would not fit)`,
+        `time limit of ${Math.round(plan.timeLimitMs / 1000)}s: stopping after ${rounds} round${rounds === 1 ? '' : 's'} ` +
+          `(${Math.round(elapsed / 1000)}s measured: the next round${round >= plannedRounds ? KEPT_BACK : ''} would not fit)`,
       );
       break;
     }
