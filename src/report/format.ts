@@ -1,11 +1,15 @@
-import { formatBudget, formatOps, formatPercent, formatShortPercent, isFiniteNumber } from '../util/format.js';
+import { formatBudget, formatConfidence, formatOps, formatPercent, formatShortPercent, isFiniteNumber } from '../util/format.js';
 import type { ReportBenchmark } from './model.js';
 
-/** A benchmark's change, "-12.3% [-14.1%, -10.2%]", or "–" when there is no change to show. */
+/**
+ * A benchmark's change, "-12.3% [-14.1%, -10.2%]", or "–" when there is no change to show. An interval below the
+ * heading's level (too few rounds) says the level it has: "-95.1% [-97.0%, -93.2%] at 93.8%".
+ */
 export function formatChange(benchmark: ReportBenchmark, options: { markCoarse?: boolean } = {}): string {
   const { change } = benchmark;
   if (!change || !isFiniteNumber(change.estimate)) return '–';
-  return benchmark.coarse === true && options.markCoarse ? `${formatInterval(change)} (coarse)` : formatInterval(change);
+  const level = isFiniteNumber(change.achieved) ? ` at ${formatConfidence(change.achieved)}` : '';
+  return `${formatInterval(change)}${level}${benchmark.coarse === true && options.markCoarse ? ' (coarse)' : ''}`;
 }
 
 /** An estimate and its interval: "-12.3% [-14.1%, -10.2%]" (each figure "–" when it is not a number). */
@@ -50,7 +54,7 @@ export function columnsLegend(benchmarks: readonly ReportBenchmark[]): string {
 
 /** The verdict words in one line, the same in both reports (the markdown's in its "How to read this"). */
 export const VERDICTS_LEGEND =
-  'inconclusive: the interval straddles -budget, a loss beyond the budget is possible (not a failure, not a pass to rely on); ' +
+  'inconclusive: a loss beyond the budget is possible, the interval straddles -budget or is short of its level (its note says why): not a failure, not a pass to rely on; ' +
   'within budget: a certain pass, no loss beyond the budget, the interval reaching past +budget';
 
 /** A verdict as a reader sees it: "within budget" for `within-budget`, the others as they are. */
@@ -71,7 +75,7 @@ export function explainVerdict(benchmark: ReportBenchmark): string {
     case 'within-budget':
       return `no loss beyond the ${budget} budget (a gain beyond it is possible)`;
     case 'inconclusive':
-      return `the interval straddles -${budget}: a loss beyond the budget is possible, more rounds would decide`;
+      return `the interval straddles -${budget} or is short of its level: a loss beyond the budget is possible, more rounds would decide`;
     case 'unmeasured':
       return 'too few rounds for a verdict: not a pass';
     case 'new':

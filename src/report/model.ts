@@ -1,12 +1,12 @@
 import type { Comparison } from '../stats/analyze.js';
 import type { PolicyInfo } from '../config/policy.js';
-import type { Verdict } from '../stats/compare.js';
+import type { Change, Verdict } from '../stats/compare.js';
 import { duetLine, rateLine, type HttpDetails } from './http.js';
 import type { Explanation } from '../explain/run.js';
 import type { NativeCheckInfo, NativeComparison } from './native.js';
 import type { SoloCheckInfo, SoloComparison } from './solo.js';
 import type { ProcessLevels } from '../stats/solo.js';
-import { formatOps, formatShortPercent } from '../util/format.js';
+import { formatConfidence, formatOps, formatShortPercent } from '../util/format.js';
 import { beyondBudget } from '../stats/compare.js';
 
 /** Version of the JSON report's schema (README, "JSON report"); bumped on any breaking change. */
@@ -42,8 +42,19 @@ export interface ReportBenchmark {
    * where the rounds ran at different speeds (a note then says so). Without a change, head's own median.
    */
   head: { opsPerSec: number; samples: number; measured?: number } | null;
-  /** Relative change of ops/s, head against base: -0.12 means 12% fewer. */
-  change: { estimate: number; low: number; high: number; confidence: number } | null;
+  /**
+   * Relative change of ops/s, head against base: -0.12 means 12% fewer. `achieved`: the confidence the interval really
+   * has, set where too few rounds kept it below `confidence` (the level it was asked for, the table's heading); `unsure`:
+   * a bound set by a group of rounds too small to reach its level. No verdict rests on either (the note says which).
+   */
+  change: {
+    estimate: number;
+    low: number;
+    high: number;
+    confidence: number;
+    achieved?: number;
+    unsure?: { low?: boolean; high?: boolean };
+  } | null;
   /** Per-round relative changes (head against base), the samples the interval comes from. */
   rounds: number[];
   /**
@@ -257,7 +268,7 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
   // One sentence each, joined by '; ' (a sentence's own closing period dropped so the join never reads '.;').
   const columns = agreeingColumns(comparison);
   const warning =
-    [resolutionWarning(comparison), behind, unsaturated, columns.note]
+    [openWhy(comparison), resolutionWarning(comparison), behind, unsaturated, columns.note]
       .filter((part): part is string => Boolean(part))
       .map((part) => part.replace(/\.$/, ''))
       .join('; ') || undefined;
@@ -272,7 +283,7 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
     budget: comparison.budget,
     base: comparison.base ?? null,
     head: columns.head,
-    change: change ? { estimate: change.estimate, low: change.low, high: change.high, confidence: change.confidence } : null,
+    change: change ? reportChange(change) : null,
     rounds: comparison.logRatios.map((x) => Math.expm1(x)),
     ...(comparison.regressionP !== undefined ? { regressionP: comparison.regressionP } : {}),
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable! : null,
@@ -285,6 +296,40 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
     ...(http ? { http } : {}),
     ...(comparison.error ? { error: comparison.error } : {}),
   };
+}
+
+/** A change as the report carries it: the level it really has, and a bound no verdict rests on, where either holds. */
+function reportChange(change: Change): NonNullable<ReportBenchmark['change']> {
+  const short = change.achievedConfidence < change.confidence - 1e-12;
+  const unsure = change.unsure && (change.unsure.low || change.unsure.high) ? change.unsure : undefined;
+  return {
+    estimate: change.estimate,
+    low: change.low,
+    high: change.high,
+    confidence: change.confidence,
+    ...(short ? { achieved: change.achievedConfidence } : {}),
+    ...(unsure ? { unsure: { ...(unsure.low ? { low: true } : {}), ...(unsure.high ? { high: true } : {}) } } : {}),
+  };
+}
+
+/**
+ * Why an open verdict (inconclusive, unmeasured) stands beside an interval that does not straddle -budget, which the
+ * legend says an open row's does: the interval is short of its level, a bound rests on too few rounds, or another
+ * figure of a load test is open. Without it the row reads as a contradiction (uuid's "inconclusive" beside a
+ * 93-point interval; a cut load test "unmeasured" beside [-97%, -93%]).
+ */
+function openWhy(comparison: Comparison): string | undefined {
+  const { verdict, change, budget, logRatios } = comparison;
+  if ((verdict !== 'inconclusive' && verdict !== 'unmeasured') || !change) return undefined;
+  if (change.low < -budget && change.high >= -budget) return undefined;
+  const level = (x: number) => formatConfidence(x);
+  if (change.achievedConfidence < change.confidence - 1e-12)
+    return `its interval is at ${level(change.achievedConfidence)} confidence, the most ${logRatios.length} rounds give, short of the ${level(change.confidence)} a verdict needs: no verdict rests on it`;
+  const side = change.high < -budget ? change.unsure?.high : change.unsure?.low;
+  if (side)
+    return `its ${change.high < -budget ? 'upper' : 'lower'} bound rests on a group of rounds too small to reach the interval's level (the rounds fell in groups): no verdict rests on it`;
+  if (comparison.openFigures) return 'another of its budgeted figures is open (below), so the row is too';
+  return undefined;
 }
 
 /**

@@ -393,6 +393,47 @@ describe('what a run resolves, per benchmark', () => {
     expect(toReportBenchmark(comparison({ verdict: 'new', change: undefined })).resolvable).toBeNull();
   });
 
+  it('says why an open verdict stands beside an interval that does not straddle -budget, and shows the level it has', () => {
+    // 5 rounds, each 93-97% slower, cut by the time limit: [min, max] at 93.75%, short of the 98% a verdict needs.
+    const cut = toReportBenchmark(
+      comparison({
+        verdict: 'unmeasured',
+        change: { estimate: -0.95, low: -0.97, high: -0.93, confidence: 0.98, achievedConfidence: 0.9375 },
+        head: { opsPerSec: 50, samples: 5 },
+        logRatios: Array(5).fill(Math.log(0.05)),
+      }),
+    );
+    expect(cut.change).toEqual({ estimate: -0.95, low: -0.97, high: -0.93, confidence: 0.98, achieved: 0.9375 });
+    expect(cut.warning).toBe(
+      'its interval is at 93.8% confidence, the most 5 rounds give, short of the 98% a verdict needs: no verdict rests on it',
+    );
+    const terminal = renderTerminal(report([cut]), { color: false });
+    expect(terminalRow(terminal, '… unmeasured')[4]).toBe('-95.0% [-97.0%, -93.0%] at 93.8%');
+    expect(plainText(markdownRow(renderMarkdown(report([cut])), '⏳ unmeasured')[4]!)).toBe('-95.0% [-97.0%, -93.0%] at 93.8%');
+    // A bound a group too small set: which one, and no level mark (the interval has its level elsewhere).
+    const held = toReportBenchmark(
+      comparison({
+        verdict: 'inconclusive',
+        change: { estimate: 0, low: -0.02, high: 0.4, confidence: 0.98, achievedConfidence: 0.98, unsure: { low: true } },
+      }),
+    );
+    expect(held.change!.unsure).toEqual({ low: true });
+    expect(held.change!.achieved).toBeUndefined();
+    expect(held.warning).toMatch(/^its lower bound rests on a group of rounds too small/);
+    // A load test whose requests/s is a certain pass while another budgeted figure is open.
+    const other = toReportBenchmark(comparison({ verdict: 'inconclusive', openFigures: true }));
+    expect(other.warning).toMatch(/^another of its budgeted figures is open/);
+    // An interval that straddles -budget is its own reason: nothing added.
+    const straddles = toReportBenchmark(
+      comparison({
+        verdict: 'inconclusive',
+        change: { estimate: -0.03, low: -0.08, high: 0.01, confidence: 0.95, achievedConfidence: 0.95 },
+      }),
+    );
+    expect(straddles.warning).toBeUndefined();
+    expect(straddles.change).toEqual({ estimate: -0.03, low: -0.08, high: 0.01, confidence: 0.95 });
+  });
+
   it('shows in its own column of both tables, next to the budget it is judged against', () => {
     const sharp = bench({ id: 'bench/a.bench.js > sharp', resolvable: 0.0123 });
     const blunt = bench({ id: 'bench/a.bench.js > blunt', resolvable: 0.234 });
