@@ -79117,7 +79117,7 @@ function toReportBenchmark(comparison, http3) {
   const behind = http3?.rate?.behind.length ? rateLine(http3.rate) : void 0;
   const unsaturated = http3?.duet?.unsaturated ? duetLine(http3.duet) : void 0;
   const columns = agreeingColumns(comparison);
-  const warning = [resolutionWarning(comparison), behind, unsaturated, columns.note].filter((part) => Boolean(part)).map((part) => part.replace(/\.$/, "")).join("; ") || void 0;
+  const warning = [openWhy(comparison), resolutionWarning(comparison), behind, unsaturated, columns.note].filter((part) => Boolean(part)).map((part) => part.replace(/\.$/, "")).join("; ") || void 0;
   const groups = comparison.groups;
   return {
     id: comparison.id,
@@ -79128,7 +79128,7 @@ function toReportBenchmark(comparison, http3) {
     budget: comparison.budget,
     base: comparison.base ?? null,
     head: columns.head,
-    change: change ? { estimate: change.estimate, low: change.low, high: change.high, confidence: change.confidence } : null,
+    change: change ? reportChange(change) : null,
     rounds: comparison.logRatios.map((x) => Math.expm1(x)),
     ...comparison.regressionP !== void 0 ? { regressionP: comparison.regressionP } : {},
     resolvable: Number.isFinite(comparison.resolvable) ? comparison.resolvable : null,
@@ -79141,6 +79141,31 @@ function toReportBenchmark(comparison, http3) {
     ...http3 ? { http: http3 } : {},
     ...comparison.error ? { error: comparison.error } : {}
   };
+}
+function reportChange(change) {
+  const short = change.achievedConfidence < change.confidence - 1e-12;
+  const unsure = change.unsure && (change.unsure.low || change.unsure.high) ? change.unsure : void 0;
+  return {
+    estimate: change.estimate,
+    low: change.low,
+    high: change.high,
+    confidence: change.confidence,
+    ...short ? { achieved: change.achievedConfidence } : {},
+    ...unsure ? { unsure: { ...unsure.low ? { low: true } : {}, ...unsure.high ? { high: true } : {} } } : {}
+  };
+}
+function openWhy(comparison) {
+  const { verdict, change, budget, logRatios } = comparison;
+  if (verdict !== "inconclusive" && verdict !== "unmeasured" || !change) return void 0;
+  if (change.low < -budget && change.high >= -budget) return void 0;
+  const level = (x) => formatConfidence(x);
+  if (change.achievedConfidence < change.confidence - 1e-12)
+    return `its interval is at ${level(change.achievedConfidence)} confidence, the most ${logRatios.length} rounds give, short of the ${level(change.confidence)} a verdict needs: no verdict rests on it`;
+  const side2 = change.high < -budget ? change.unsure?.high : change.unsure?.low;
+  if (side2)
+    return `its ${change.high < -budget ? "upper" : "lower"} bound rests on a group of rounds too small to reach the interval's level (the rounds fell in groups): no verdict rests on it`;
+  if (comparison.openFigures) return "another of its budgeted figures is open (below), so the row is too";
+  return void 0;
 }
 function agreeingColumns(comparison) {
   const { base: base2, head, change } = comparison;
@@ -90389,7 +90414,8 @@ function censusOf(files, inventory) {
 function formatChange(benchmark, options = {}) {
   const { change } = benchmark;
   if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
-  return benchmark.coarse === true && options.markCoarse ? `${formatInterval(change)} (coarse)` : formatInterval(change);
+  const level = isFiniteNumber(change.achieved) ? ` at ${formatConfidence(change.achieved)}` : "";
+  return `${formatInterval(change)}${level}${benchmark.coarse === true && options.markCoarse ? " (coarse)" : ""}`;
 }
 function formatInterval(change) {
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
@@ -90414,7 +90440,7 @@ function columnsLegend(benchmarks) {
   const timed = benchmarks.some((b) => !b.counts);
   return [...timed ? [COLUMNS_LEGEND] : [], ...counted ? [COUNTS_LEGEND] : []].join(". ");
 }
-var VERDICTS_LEGEND = "inconclusive: the interval straddles -budget, a loss beyond the budget is possible (not a failure, not a pass to rely on); within budget: a certain pass, no loss beyond the budget, the interval reaching past +budget";
+var VERDICTS_LEGEND = "inconclusive: a loss beyond the budget is possible, the interval straddles -budget or is short of its level (its note says why): not a failure, not a pass to rely on; within budget: a certain pass, no loss beyond the budget, the interval reaching past +budget";
 function verdictWord(verdict) {
   return verdict === "within-budget" ? "within budget" : verdict;
 }
@@ -91600,7 +91626,7 @@ var HOW_TO_READ = new Markup(
     "Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.",
     "Change is head against base in operations per second, with a distribution-free confidence interval (Hodges\u2013Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.",
     "A load test is judged at its budget on two throughput figures: successful requests/s (its row) and requests per CPU-second of the server's main thread (in its details, where Linux shows the servers' CPU); losing more than the budget in either is a regression.",
-    "The gate asks one question of each interval: did throughput fall by more than the budget? <b>regression</b>: yes, the whole interval lies below \u2212budget (fails). <b>inconclusive</b>: open, the interval straddles \u2212budget, so a loss beyond the budget is possible \u2014 not a failure, and not a pass to rely on. Certain passes (no loss beyond the budget): <b>improvement</b>, the whole interval lies above +budget; <b>unchanged</b>, within \xB1budget; <b>within budget</b>, above \u2212budget and reaching past +budget. <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) \u2014 a failure, never a pass."
+    "The gate asks one question of each interval: did throughput fall by more than the budget? <b>regression</b>: yes, the whole interval lies below \u2212budget (fails). <b>inconclusive</b>: open, the interval straddles \u2212budget or is short of its level (too few rounds: the change column says the level it has, the note why), so a loss beyond the budget is possible \u2014 not a failure, and not a pass to rely on. Certain passes (no loss beyond the budget): <b>improvement</b>, the whole interval lies above +budget; <b>unchanged</b>, within \xB1budget; <b>within budget</b>, above \u2212budget and reaching past +budget. <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) \u2014 a failure, never a pass."
   ].join("<br>\n")
 );
 var HOW_TO_READ_COUNTS = new Markup(
@@ -92094,6 +92120,24 @@ var report_schema_default = {
                     "number",
                     "null"
                   ]
+                },
+                achieved: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                unsure: {
+                  type: "object",
+                  properties: {
+                    low: {
+                      type: "boolean"
+                    },
+                    high: {
+                      type: "boolean"
+                    }
+                  },
+                  additionalProperties: false
                 }
               },
               required: [
@@ -92108,7 +92152,7 @@ var report_schema_default = {
               type: "null"
             }
           ],
-          description: "Relative change of ops/s, head against base: -0.12 means 12% fewer."
+          description: "Relative change of ops/s, head against base: -0.12 means 12% fewer. `achieved`: the confidence the interval really has, set where too few rounds kept it below `confidence` (the level it was asked for, the table's heading); `unsure`: a bound set by a group of rounds too small to reach its level. No verdict rests on either (the note says which)."
         },
         rounds: {
           type: "array",

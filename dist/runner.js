@@ -1194,14 +1194,17 @@ async function measureTask(id, sides, settings, fixedBatch, beat2) {
       for (const side of sides) await side.setBatch(batch);
       const meanCallMs = callMs.reduce((sum2, ms) => sum2 + ms, 0) / callMs.length;
       const iterations = Math.min(1e4, Math.max(2, Math.round(settings.blockMs / (batch * Math.max(meanCallMs, 1e-6)))));
-      const totals = sides.map(() => ({ runs: 0, timeMs: 0 }));
+      const totals = sides.map(() => ({ runs: 0, periods: [] }));
       const runBlocks = async (k2, timed) => {
         const length = jitter(iterations);
         const periods = /* @__PURE__ */ new Map();
         for (const at of order(sides.length, k2)) {
           const figures2 = await sides[at].block(length);
           periods.set(sides[at].revision, figures2.period);
-          if (timed) Object.assign(totals[at], { runs: totals[at].runs + figures2.runs, timeMs: totals[at].timeMs + figures2.totalTime });
+          if (timed) {
+            totals[at].runs += figures2.runs;
+            totals[at].periods.push(figures2.period);
+          }
         }
         return periods;
       };
@@ -1297,7 +1300,8 @@ function blockVariance(logRatios) {
 }
 function figures(total, batch) {
   const calls = total.runs * batch;
-  return { calls, opsPerSec: total.timeMs > 0 ? calls / total.timeMs * 1e3 : Number.POSITIVE_INFINITY };
+  const period = total.periods.length ? median(total.periods) : Number.NaN;
+  return { calls, opsPerSec: period > 0 ? batch / period * 1e3 : Number.POSITIVE_INFINITY };
 }
 async function probe(side) {
   try {

@@ -190,14 +190,17 @@ export async function measureTask(
       const meanCallMs = callMs.reduce((sum, ms) => sum + ms, 0) / callMs.length;
       const iterations = Math.min(10_000, Math.max(2, Math.round(settings.blockMs / (batch * Math.max(meanCallMs, 1e-6)))));
 
-      const totals = sides.map(() => ({ runs: 0, timeMs: 0 }));
+      const totals = sides.map(() => ({ runs: 0, periods: [] as number[] }));
       const runBlocks = async (k: number, timed: boolean) => {
         const length = jitter(iterations);
         const periods = new Map<RevisionLabel, number>();
         for (const at of order(sides.length, k)) {
           const figures = await sides[at]!.block(length);
           periods.set(sides[at]!.revision, figures.period);
-          if (timed) Object.assign(totals[at]!, { runs: totals[at]!.runs + figures.runs, timeMs: totals[at]!.timeMs + figures.totalTime });
+          if (timed) {
+            totals[at]!.runs += figures.runs;
+            totals[at]!.periods.push(figures.period);
+          }
         }
         return periods;
       };
@@ -343,9 +346,15 @@ export function blockVariance(logRatios: number[]): number {
   return mad > 0 ? mad * mad : sampleVariance(logRatios);
 }
 
-function figures(total: { runs: number; timeMs: number }, batch: number): SideFigures {
+/**
+ * A side's figures in one process: its calls, and its speed from the median block, as the task's change is the median
+ * of the blocks' ratios (a mean over blocks, calls over total time, let a few odd blocks move a side's column far from
+ * the paired change: ids' head read 165k beside a change that put it at 38.6k).
+ */
+function figures(total: { runs: number; periods: number[] }, batch: number): SideFigures {
   const calls = total.runs * batch;
-  return { calls, opsPerSec: total.timeMs > 0 ? (calls / total.timeMs) * 1000 : Number.POSITIVE_INFINITY };
+  const period = total.periods.length ? median(total.periods) : Number.NaN;
+  return { calls, opsPerSec: period > 0 ? (batch / period) * 1000 : Number.POSITIVE_INFINITY };
 }
 
 /**
