@@ -97559,6 +97559,9 @@ async function findBenchFiles({
     `No bench files match ${config.micro.files.join(", ")} in base or head, and benchgate.yml declares no http load tests. ${hint}`
   );
 }
+function isHelperLoad(load) {
+  return load.error !== void 0 && NO_TASK.test(load.error);
+}
 var CONVENTIONAL_PLACES = "a bench, benchmark or perf script run by node; bench.js or benchmark.js at the root; bench/, benchmark/ or benchmarks/";
 var NO_TASK = /^(Error: )?it (declares no task|measures in (child processes|worker threads))/;
 async function checkBenchFiles(run, found) {
@@ -97571,7 +97574,7 @@ async function checkBenchFiles(run, found) {
 }
 function withoutHelpers(inventory, found, log2) {
   if (!found.byConvention) return { inventory, files: found };
-  const helpers = new Set(inventory.flatMap(({ files }) => files.filter((f) => f.error && NO_TASK.test(f.error)).map((f) => f.file)));
+  const helpers = new Set(inventory.flatMap(({ files }) => files.filter(isHelperLoad).map((f) => f.file)));
   if (helpers.size === 0) return { inventory, files: found };
   log2(`bench files: left out ${[...helpers].sort().join(", ")}: found by convention, they declare no task benchgate can time`);
   const keep = (file) => !helpers.has(file);

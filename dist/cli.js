@@ -88278,8 +88278,12 @@ async function findBenchFiles({
 }
 async function benchFilesOf(root, config) {
   const files = await discoverBenchFiles(root, config.micro.files);
-  if (files.length || config.http.length || !isDefaultPattern(config.micro.files)) return files;
-  return conventionalBenchFiles(root)?.files ?? [];
+  if (files.length || config.http.length || !isDefaultPattern(config.micro.files)) return { files };
+  const found = conventionalBenchFiles(root);
+  return found ? { files: found.files, byConvention: true } : { files: [] };
+}
+function isHelperLoad(load) {
+  return load.error !== void 0 && NO_TASK.test(load.error);
 }
 var CONVENTIONAL_PLACES = "a bench, benchmark or perf script run by node; bench.js or benchmark.js at the root; bench/, benchmark/ or benchmarks/";
 var NO_TASK = /^(Error: )?it (declares no task|measures in (child processes|worker threads))/;
@@ -88293,7 +88297,7 @@ async function checkBenchFiles(run, found) {
 }
 function withoutHelpers(inventory, found, log2) {
   if (!found.byConvention) return { inventory, files: found };
-  const helpers = new Set(inventory.flatMap(({ files }) => files.filter((f) => f.error && NO_TASK.test(f.error)).map((f) => f.file)));
+  const helpers = new Set(inventory.flatMap(({ files }) => files.filter(isHelperLoad).map((f) => f.file)));
   if (helpers.size === 0) return { inventory, files: found };
   log2(`bench files: left out ${[...helpers].sort().join(", ")}: found by convention, they declare no task benchgate can time`);
   const keep = (file) => !helpers.has(file);
@@ -90752,25 +90756,32 @@ async function listBenchmarks(options) {
     beforeInstall: async ({ base: base2, head }) => {
       for (const revision of [base2, head]) found.set(revision.root, await benchFilesOf(revision.root, config));
     },
-    packages: (revision) => benchPackages(revision.root, found.get(revision.root) ?? [])
+    packages: (revision) => benchPackages(revision.root, found.get(revision.root)?.files ?? [])
   });
   try {
     const revisions = options.base === void 0 || !tree.base ? [tree.head] : [tree.base, tree.head];
-    const loaded = await loadInventory(
+    const byRoot = new Map(
       await Promise.all(
-        revisions.map(async (revision) => ({ revision, files: found.get(revision.root) ?? await benchFilesOf(revision.root, config) }))
-      ),
+        revisions.map(async (revision) => [revision.root, found.get(revision.root) ?? await benchFilesOf(revision.root, config)])
+      )
+    );
+    const loaded = await loadInventory(
+      revisions.map((revision) => ({ revision, files: byRoot.get(revision.root).files })),
       { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs }
     );
     const inventory = withInstallHints(loaded, config.install);
     return {
-      revisions: inventory.map(({ revision, files }) => ({
-        label: revision.label,
-        ref: revision.ref,
-        sha: revision.sha,
-        root: revision.root,
-        files
-      }))
+      revisions: inventory.map(({ revision, files }) => {
+        const leftOut = byRoot.get(revision.root).byConvention ? files.filter(isHelperLoad).map((f) => f.file) : [];
+        return {
+          label: revision.label,
+          ref: revision.ref,
+          sha: revision.sha,
+          root: revision.root,
+          files: files.filter((f) => !leftOut.includes(f.file)),
+          ...leftOut.length ? { leftOut } : {}
+        };
+      })
     };
   } finally {
     killStrays();
@@ -90852,7 +90863,7 @@ function renderListing(listing) {
     lines.push(
       `${revision.label} (${terminalText(revision.ref)}, ${revision.sha.slice(0, 7)}): ${revision.files.length} bench file${revision.files.length === 1 ? "" : "s"}, ${tasks} task${tasks === 1 ? "" : "s"}`
     );
-    if (revision.files.length === 0)
+    if (revision.files.length === 0 && !revision.leftOut?.length)
       lines.push(
         "  no bench file matches micro.files, nor any in the usual places (bench/, benchmark/, benchmarks/, bench.js, benchmark.js, a bench script): name yours with --files '<glob>' or micro.files"
       );
@@ -90864,6 +90875,10 @@ function renderListing(listing) {
       for (const task of file.tasks) lines.push(`    ${terminalText(`${file.file}${ID_SEPARATOR}${task}`)}`);
       for (const note of file.notes ?? []) lines.push(`    note: ${terminalText(note)}`);
     }
+    if (revision.leftOut?.length)
+      lines.push(
+        `  left out: ${revision.leftOut.map((file) => terminalText(file)).join(", ")} (found by convention, ${revision.leftOut.length === 1 ? "it declares" : "they declare"} no task benchgate can time)`
+      );
   }
   return lines.join("\n");
 }

@@ -1890,6 +1890,7 @@ function installCapture(sourceMaps) {
 }
 
 // src/measure/micro/load.ts
+import { readFileSync as readFileSync2 } from "node:fs";
 import path4 from "node:path";
 
 // src/measure/micro/protocol.ts
@@ -1945,6 +1946,8 @@ async function loadBenchFile(file, root) {
       `it measures in child processes (${declaration.children.map((child) => path4.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
     );
   if (thrown) throw thrown.error;
+  const unsupported = unsupportedHarness(file);
+  if (unsupported) throw new Error(`it uses ${unsupported}, a harness benchgate does not run. ${AS_TASKS}`);
   const fromDefault = await defaultExportTasks(module.default);
   if (fromDefault?.length) return { harness: "default export", harnesses: declaration.harnesses, tasks: fromDefault, notes: [], workers };
   const failed = declaration.workerErrors[0];
@@ -1958,6 +1961,19 @@ async function loadBenchFile(file, root) {
   const what = harness ? `it imports ${harness} but declares no task` : exported !== void 0 && typeof exported !== "object" && typeof exported !== "function" ? `its default export is ${typeof exported}, which declares no task` : "it declares no task";
   throw new Error(`${what}. benchgate accepts:
 ${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join("\n")}`);
+}
+var UNSUPPORTED_HARNESSES = [
+  { name: "cronometro", pattern: /(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]cronometro['"]/ },
+  { name: "bench-node", pattern: /(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]bench-node['"]/ }
+];
+function unsupportedHarness(file) {
+  let source;
+  try {
+    source = readFileSync2(file.startsWith("file:") ? new URL(file) : file, "utf8");
+  } catch {
+    return void 0;
+  }
+  return UNSUPPORTED_HARNESSES.find(({ pattern }) => pattern.test(source))?.name;
 }
 async function defaultExportTasks(exported) {
   if (isObject(exported) && exported.__esModule === true && "default" in exported) exported = exported.default;

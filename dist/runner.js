@@ -2659,6 +2659,7 @@ function changes(before, after, limit = 3) {
 var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
 
 // src/measure/micro/load.ts
+import { readFileSync as readFileSync2 } from "node:fs";
 import path4 from "node:path";
 
 // src/measure/micro/protocol.ts
@@ -2714,6 +2715,8 @@ async function loadBenchFile(file, root) {
       `it measures in child processes (${declaration.children.map((child) => path4.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
     );
   if (thrown) throw thrown.error;
+  const unsupported = unsupportedHarness(file);
+  if (unsupported) throw new Error(`it uses ${unsupported}, a harness benchgate does not run. ${AS_TASKS}`);
   const fromDefault = await defaultExportTasks(module.default);
   if (fromDefault?.length) return { harness: "default export", harnesses: declaration.harnesses, tasks: fromDefault, notes: [], workers };
   const failed = declaration.workerErrors[0];
@@ -2727,6 +2730,19 @@ async function loadBenchFile(file, root) {
   const what = harness ? `it imports ${harness} but declares no task` : exported !== void 0 && typeof exported !== "object" && typeof exported !== "function" ? `its default export is ${typeof exported}, which declares no task` : "it declares no task";
   throw new Error(`${what}. benchgate accepts:
 ${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join("\n")}`);
+}
+var UNSUPPORTED_HARNESSES = [
+  { name: "cronometro", pattern: /(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]cronometro['"]/ },
+  { name: "bench-node", pattern: /(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]bench-node['"]/ }
+];
+function unsupportedHarness(file) {
+  let source;
+  try {
+    source = readFileSync2(file.startsWith("file:") ? new URL(file) : file, "utf8");
+  } catch {
+    return void 0;
+  }
+  return UNSUPPORTED_HARNESSES.find(({ pattern }) => pattern.test(source))?.name;
 }
 async function defaultExportTasks(exported) {
   if (isObject(exported) && exported.__esModule === true && "default" in exported) exported = exported.default;
@@ -2746,7 +2762,7 @@ function isObject(value) {
 }
 
 // src/measure/counts/task.ts
-import { existsSync, readFileSync as readFileSync2, rmSync } from "node:fs";
+import { existsSync, readFileSync as readFileSync3, rmSync } from "node:fs";
 import os2 from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -2772,7 +2788,7 @@ var Counter = class {
     const file = `${this.prefix}.${n2}`;
     let text;
     try {
-      text = readFileSync2(file, "utf8");
+      text = readFileSync3(file, "utf8");
     } catch {
       throw new Error(
         `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`

@@ -48,10 +48,16 @@ export async function findBenchFiles({
 }
 
 /** One revision's bench files as a run finds them (`benchgate list`): micro.files, or by convention where it finds none. */
-export async function benchFilesOf(root: string, config: Config): Promise<string[]> {
+export async function benchFilesOf(root: string, config: Config): Promise<{ files: string[]; byConvention?: true }> {
   const files = await discoverBenchFiles(root, config.micro.files);
-  if (files.length || config.http.length || !isDefaultPattern(config.micro.files)) return files;
-  return conventionalBenchFiles(root)?.files ?? [];
+  if (files.length || config.http.length || !isDefaultPattern(config.micro.files)) return { files };
+  const found = conventionalBenchFiles(root);
+  return found ? { files: found.files, byConvention: true } : { files: [] };
+}
+
+/** A file found by convention that loaded without a task benchgate can time (a helper, a runner): left out, not an error. */
+export function isHelperLoad(load: { error?: string | undefined }): boolean {
+  return load.error !== undefined && NO_TASK.test(load.error);
 }
 
 const CONVENTIONAL_PLACES =
@@ -95,7 +101,7 @@ function withoutHelpers(
   log: (line: string) => void,
 ): { inventory: RevisionInventory[]; files: FoundFiles } {
   if (!found.byConvention) return { inventory, files: found };
-  const helpers = new Set(inventory.flatMap(({ files }) => files.filter((f) => f.error && NO_TASK.test(f.error)).map((f) => f.file)));
+  const helpers = new Set(inventory.flatMap(({ files }) => files.filter(isHelperLoad).map((f) => f.file)));
   if (helpers.size === 0) return { inventory, files: found };
   log(`bench files: left out ${[...helpers].sort().join(', ')}: found by convention, they declare no task benchgate can time`);
   const keep = (file: string) => !helpers.has(file);

@@ -2,7 +2,7 @@ import { checkout, workingTree } from '../checkout/revisions.js';
 import { loadConfig } from '../config/load.js';
 import { loadInventory, withInstallHints } from '../measure/micro/inventory.js';
 import { benchPackages } from '../measure/micro/conventions.js';
-import { benchFilesOf } from './files.js';
+import { benchFilesOf, isHelperLoad } from './files.js';
 import type { Listing } from '../report/listing.js';
 import { allowChildVariables, killStrays } from '../util/processes.js';
 import { type GateOptions, withOverrides } from './options.js';
@@ -11,7 +11,7 @@ import { type GateOptions, withOverrides } from './options.js';
 export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probePath'> & { base?: string | undefined }): Promise<Listing> {
   const config = withOverrides(loadConfig({ root: options.cwd, file: options.configFile }), options.overrides);
   allowChildVariables({ trusted: options.childEnv, fromConfig: config.env });
-  const found = new Map<string, string[]>();
+  const found = new Map<string, { files: string[]; byConvention?: true }>();
   // Neither revision named: the working tree as it is, with nothing checked out.
   const tree =
     options.base === undefined && options.head === undefined
@@ -30,25 +30,35 @@ export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probeP
           beforeInstall: async ({ base, head }) => {
             for (const revision of [base, head]) found.set(revision.root, await benchFilesOf(revision.root, config));
           },
-          packages: (revision) => benchPackages(revision.root, found.get(revision.root) ?? []),
+          packages: (revision) => benchPackages(revision.root, found.get(revision.root)?.files ?? []),
         });
   try {
     const revisions = options.base === undefined || !tree.base ? [tree.head] : [tree.base, tree.head];
-    const loaded = await loadInventory(
+    const byRoot = new Map(
       await Promise.all(
-        revisions.map(async (revision) => ({ revision, files: found.get(revision.root) ?? (await benchFilesOf(revision.root, config)) })),
+        revisions.map(
+          async (revision) => [revision.root, found.get(revision.root) ?? (await benchFilesOf(revision.root, config))] as const,
+        ),
       ),
+    );
+    const loaded = await loadInventory(
+      revisions.map((revision) => ({ revision, files: byRoot.get(revision.root)!.files })),
       { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs },
     );
     const inventory = withInstallHints(loaded, config.install);
     return {
-      revisions: inventory.map(({ revision, files }) => ({
-        label: revision.label,
-        ref: revision.ref,
-        sha: revision.sha,
-        root: revision.root,
-        files,
-      })),
+      revisions: inventory.map(({ revision, files }) => {
+        // Files found by convention that declare no task are left out, as compare leaves them out: named, not errors.
+        const leftOut = byRoot.get(revision.root)!.byConvention ? files.filter(isHelperLoad).map((f) => f.file) : [];
+        return {
+          label: revision.label,
+          ref: revision.ref,
+          sha: revision.sha,
+          root: revision.root,
+          files: files.filter((f) => !leftOut.includes(f.file)),
+          ...(leftOut.length ? { leftOut } : {}),
+        };
+      }),
     };
   } finally {
     killStrays();

@@ -4,7 +4,8 @@ import { terminalText } from './escape.js';
 
 /** What `benchgate list` shows: each revision's bench files, their harness and task ids, measured never. */
 export interface Listing {
-  revisions: { label: string; ref: string; sha: string; root: string; files: FileLoad[] }[];
+  /** leftOut: files found by convention that declare no task benchgate can time (helpers), left out as compare does. */
+  revisions: { label: string; ref: string; sha: string; root: string; files: FileLoad[]; leftOut?: string[] }[];
 }
 
 /**
@@ -18,7 +19,7 @@ export function renderListing(listing: Listing): string {
     lines.push(
       `${revision.label} (${terminalText(revision.ref)}, ${revision.sha.slice(0, 7)}): ${revision.files.length} bench file${revision.files.length === 1 ? '' : 's'}, ${tasks} task${tasks === 1 ? '' : 's'}`,
     );
-    if (revision.files.length === 0)
+    if (revision.files.length === 0 && !revision.leftOut?.length)
       lines.push(
         '  no bench file matches micro.files, nor any in the usual places (bench/, benchmark/, benchmarks/, bench.js, benchmark.js, a bench script): ' +
           "name yours with --files '<glob>' or micro.files",
@@ -37,6 +38,10 @@ export function renderListing(listing: Listing): string {
       for (const task of file.tasks) lines.push(`    ${terminalText(`${file.file}${ID_SEPARATOR}${task}`)}`);
       for (const note of file.notes ?? []) lines.push(`    note: ${terminalText(note)}`);
     }
+    if (revision.leftOut?.length)
+      lines.push(
+        `  left out: ${revision.leftOut.map((file) => terminalText(file)).join(', ')} (found by convention, ${revision.leftOut.length === 1 ? 'it declares' : 'they declare'} no task benchgate can time)`,
+      );
   }
   return lines.join('\n');
 }

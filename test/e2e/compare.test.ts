@@ -331,6 +331,12 @@ describe('benchgate compare, through the real CLI', () => {
     expect(report.benchmarks.map((b: { id: string; verdict: string }) => [b.id, b.verdict])).toEqual([
       ['bench/sum.js > sum', 'regression'],
     ]);
+    // list leaves it out as compare does: named, not a file that did not load (exit 0, not 2).
+    const list = await runCli(['list'], repo);
+    expect(list.code, list.stdout + list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/: 1 bench file, 1 task\n/);
+    expect(list.stdout).toContain('  left out: bench/run-branch.js (found by convention, it declares no task benchgate can time)');
+    expect(list.stdout).not.toContain('did not load');
   });
 
   it("installs a bench file's own package after the build, as uuid's examples/benchmark depends on the built project", async () => {

@@ -526,6 +526,20 @@ describe('a file that declares nothing benchgate knows', () => {
     for (const harness of ['benchmark.js suite', 'tinybench script', 'mitata file', 'vitest bench file', "benchgate's own"])
       expect(loaded.error).toContain(harness);
   });
+
+  it('names a harness benchgate does not run (cronometro), not only "no task"', async () => {
+    // A stand-in for cronometro: it would time each test in a worker of its own; here it only returns.
+    const root = project({
+      'node_modules/cronometro/package.json': JSON.stringify({ name: 'cronometro', version: '5.3.0', main: 'index.js' }),
+      'node_modules/cronometro/index.js': 'module.exports = async function cronometro() { return {} }\n',
+      'ids.mjs': `import cronometro from 'cronometro'\nawait cronometro({ uuid() { return Math.random() } }, { iterations: 10 })\n`,
+      // The name in a comment or a string of its own is not an import.
+      'other.mjs': `// compare with cronometro later\nconst note = 'cronometro'\nexport {}\n`,
+    });
+    const loaded = await load(root, 'ids.mjs');
+    expect(loaded.error).toMatch(/^Error: it uses cronometro, a harness benchgate does not run\. Declare each scenario as a task instead/);
+    expect((await load(root, 'other.mjs')).error).toContain('it declares no task. benchgate accepts:');
+  });
 });
 
 describe('module graphs and neighbours', () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Bench, type Fn, type FnOptions } from 'tinybench';
 import { harnessCapture, type HarnessCopy } from './harness/capture.js';
@@ -87,6 +88,8 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
       `it measures in child processes (${declaration.children.map((child) => path.relative(root, child)).join(', ')}), which benchgate does not time. ${AS_TASKS}`,
     );
   if (thrown) throw thrown.error;
+  const unsupported = unsupportedHarness(file);
+  if (unsupported) throw new Error(`it uses ${unsupported}, a harness benchgate does not run. ${AS_TASKS}`);
   const fromDefault = await defaultExportTasks(module.default);
   if (fromDefault?.length) return { harness: 'default export', harnesses: declaration.harnesses, tasks: fromDefault, notes: [], workers };
   const failed = declaration.workerErrors[0];
@@ -103,6 +106,26 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
       ? `its default export is ${typeof exported}, which declares no task`
       : 'it declares no task';
   throw new Error(`${what}. benchgate accepts:\n${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join('\n')}`);
+}
+
+/**
+ * Harnesses that time their tasks their own way (cronometro: each test in a worker thread of its own; bench-node: its
+ * own Suite and timer), which a file that declares no task may be using: named, so the error says why nothing was found.
+ * A text match on the file's imports: the file has loaded, and neither harness leaves a trace benchgate can capture.
+ */
+const UNSUPPORTED_HARNESSES: readonly { name: string; pattern: RegExp }[] = [
+  { name: 'cronometro', pattern: /(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]cronometro['"]/ },
+  { name: 'bench-node', pattern: /(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]bench-node['"]/ },
+];
+
+function unsupportedHarness(file: string): string | undefined {
+  let source: string;
+  try {
+    source = readFileSync(file.startsWith('file:') ? new URL(file) : file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  return UNSUPPORTED_HARNESSES.find(({ pattern }) => pattern.test(source))?.name;
 }
 
 async function defaultExportTasks(exported: unknown): Promise<DeclaredTask[] | undefined> {
