@@ -86693,7 +86693,8 @@ function detectInstallOf(read, onPath = isOnPath) {
   const through = (tool, args) => {
     if (manager?.name === tool || !onPath(tool)) {
       if (!onPath("corepack")) throw missingTool(tool, `${tool} ${args}`);
-      return `corepack ${tool} ${args}`;
+      const major = manager?.name === tool ? void 0 : lockfileMajor(tool, read);
+      return `corepack ${tool}${major ? `@${major}` : ""} ${args}`;
     }
     return `${tool} ${args}`;
   };
@@ -86717,6 +86718,21 @@ function packageManager(read) {
   const field = manifest(read)?.packageManager;
   const match = typeof field === "string" ? /^(npm|pnpm|yarn|bun)@(\d[^+\s]*)/.exec(field) : null;
   return match ? { name: match[1], version: match[2] } : void 0;
+}
+function lockfileMajor(tool, read) {
+  if (tool === "pnpm") {
+    const version3 = /^lockfileVersion:\s*['"]?(\d+)\.(\d+)/m.exec(read("pnpm-lock.yaml")?.toString("utf8") ?? "");
+    if (!version3) return void 0;
+    const [major, minor] = [Number(version3[1]), Number(version3[2])];
+    if (major === 5) return minor >= 4 ? 7 : 6;
+    if (major === 6) return 8;
+    return void 0;
+  }
+  const lock = read("yarn.lock")?.toString("utf8") ?? "";
+  const metadata = /^__metadata:\s*\n\s+version:\s*(\d+)/m.exec(lock);
+  if (!metadata) return isYarnBerry(read, void 0) ? void 0 : 1;
+  const version2 = Number(metadata[1]);
+  return version2 <= 5 ? 2 : version2 <= 7 ? 3 : void 0;
 }
 function isYarnBerry(read, manager) {
   if (manager?.name === "yarn") return !manager.version.startsWith("1.");
@@ -86932,7 +86948,7 @@ import path11 from "node:path";
 var NAMES = ["bench", "benchmark", "benchmarks", "perf"];
 var EXTENSIONS = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
 var SCRIPT = /^(bench|benchmarks?|perf)(:.+)?$/;
-var DECLARES = /\b(tinybench|benchmark|mitata|vitest|Bench|Suite)\b|export\s+default|module\.exports/;
+var DECLARES = /\b(tinybench|benchmark|mitata|vitest|Bench|Suite|cronometro|bench-node)\b|export\s+default|module\.exports/;
 function conventionalBenchFiles(root) {
   const scripted = filesOfScripts(root);
   if (scripted.files.length) return { files: scripted.files, where: `named by the ${scripted.scripts.join(", ")} script` };
@@ -100424,7 +100440,9 @@ function runLine(report2) {
   const adaptive = run.maxRounds && run.maxRounds > run.plannedRounds ? ` (adaptive, ${run.plannedRounds} to ${run.maxRounds})` : "";
   const confirmed = run.confirmRounds ? ` + ${run.confirmRounds} to confirm` : "";
   const processes = run.processes && run.processes > run.rounds + (run.confirmRounds ?? 0) ? `, ${run.processes} processes` : "";
-  const rounds = run.rounds < run.plannedRounds && run.limited !== false ? `${run.rounds} of ${run.plannedRounds} rounds${processes}` : `${run.rounds} rounds${run.rounds < run.plannedRounds ? " (ended at the early look)" : adaptive}${confirmed}${processes}`;
+  const compared = report2.benchmarks === void 0 || report2.benchmarks.some((b) => b.rounds?.length > 0);
+  const short = !compared ? " (nothing to compare)" : " (ended at the early look)";
+  const rounds = run.rounds < run.plannedRounds && run.limited !== false ? `${run.rounds} of ${run.plannedRounds} rounds${processes}` : `${run.rounds} rounds${run.rounds < run.plannedRounds ? short : adaptive}${confirmed}${processes}`;
   const confidence = family > 1 ? run.figures !== void 0 ? `${formatConfidence(run.confidence)} for all ${family} budgeted figures together (Holm, one-sided; each interval ${formatConfidence(run.intervalConfidence)} at the last look)` : `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);

@@ -1913,6 +1913,8 @@ var ACCEPTED_SHAPES = [
   "benchgate's own: export default { 'name': fn } or export default (bench) => { bench.add('name', fn) }"
 ];
 async function loadBenchFile(file, root) {
+  const unsupported = unsupportedHarness(file);
+  if (unsupported) throw new Error(`it uses ${unsupported}, a harness benchgate does not run. ${AS_TASKS}`);
   let module = {};
   let thrown;
   const declaration = await harnessCapture().declare(file, async () => {
@@ -1946,8 +1948,6 @@ async function loadBenchFile(file, root) {
       `it measures in child processes (${declaration.children.map((child) => path4.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
     );
   if (thrown) throw thrown.error;
-  const unsupported = unsupportedHarness(file);
-  if (unsupported) throw new Error(`it uses ${unsupported}, a harness benchgate does not run. ${AS_TASKS}`);
   const fromDefault = await defaultExportTasks(module.default);
   if (fromDefault?.length) return { harness: "default export", harnesses: declaration.harnesses, tasks: fromDefault, notes: [], workers };
   const failed = declaration.workerErrors[0];

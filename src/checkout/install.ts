@@ -26,7 +26,10 @@ export function detectInstallOf(read: ProjectFiles, onPath: OnPath = isOnPath): 
   const through = (tool: 'pnpm' | 'yarn', args: string) => {
     if (manager?.name === tool || !onPath(tool)) {
       if (!onPath('corepack')) throw missingTool(tool, `${tool} ${args}`);
-      return `corepack ${tool} ${args}`;
+      // No packageManager: corepack's default is its newest major, which refuses an older lockfile in frozen mode;
+      // the major that wrote the lockfile reads it.
+      const major = manager?.name === tool ? undefined : lockfileMajor(tool, read);
+      return `corepack ${tool}${major ? `@${major}` : ''} ${args}`;
     }
     return `${tool} ${args}`;
   };
@@ -56,6 +59,27 @@ function packageManager(read: ProjectFiles): { name: string; version: string } |
   const field = manifest(read)?.packageManager;
   const match = typeof field === 'string' ? /^(npm|pnpm|yarn|bun)@(\d[^+\s]*)/.exec(field) : null;
   return match ? { name: match[1]!, version: match[2]! } : undefined;
+}
+
+/**
+ * The major version of the tool that writes the project's lockfile, where that is not corepack's default (the newest):
+ * pnpm's lockfileVersion 5.3 is pnpm 6's, 5.4 pnpm 7's, 6.x pnpm 8's (9.0: pnpm 9 and 10, the default); yarn's
+ * `__metadata` version 4-5 is yarn 2's, 6 yarn 3's (8: yarn 4), and a classic lockfile is yarn 1's.
+ */
+export function lockfileMajor(tool: 'pnpm' | 'yarn', read: ProjectFiles): number | undefined {
+  if (tool === 'pnpm') {
+    const version = /^lockfileVersion:\s*['"]?(\d+)\.(\d+)/m.exec(read('pnpm-lock.yaml')?.toString('utf8') ?? '');
+    if (!version) return undefined;
+    const [major, minor] = [Number(version[1]), Number(version[2])];
+    if (major === 5) return minor >= 4 ? 7 : 6;
+    if (major === 6) return 8;
+    return undefined;
+  }
+  const lock = read('yarn.lock')?.toString('utf8') ?? '';
+  const metadata = /^__metadata:\s*\n\s+version:\s*(\d+)/m.exec(lock);
+  if (!metadata) return isYarnBerry(read, undefined) ? undefined : 1;
+  const version = Number(metadata[1]);
+  return version <= 5 ? 2 : version <= 7 ? 3 : undefined;
 }
 
 /** yarn 2+ (berry): named so in packageManager, or its lockfile's `__metadata` header, or its .yarnrc.yml. */

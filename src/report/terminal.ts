@@ -211,11 +211,14 @@ export function runLine(report: Report): string {
   const confirmed = run.confirmRounds ? ` + ${run.confirmRounds} to confirm` : '';
   // Rounds of several processes (noise per process): how many processes the rounds took in all.
   const processes = run.processes && run.processes > run.rounds + (run.confirmRounds ?? 0) ? `, ${run.processes} processes` : '';
-  // Fewer rounds than planned: the time limit cut them, or the early look decided every benchmark (by design).
+  // Fewer rounds than planned: the time limit cut them, or the early look decided every benchmark (by design), or
+  // nothing was left to compare (every benchmark an error, new or removed): no look decided anything then.
+  const compared = report.benchmarks === undefined || report.benchmarks.some((b) => b.rounds?.length > 0);
+  const short = !compared ? ' (nothing to compare)' : ' (ended at the early look)';
   const rounds =
     run.rounds < run.plannedRounds && run.limited !== false
       ? `${run.rounds} of ${run.plannedRounds} rounds${processes}`
-      : `${run.rounds} rounds${run.rounds < run.plannedRounds ? ' (ended at the early look)' : adaptive}${confirmed}${processes}`;
+      : `${run.rounds} rounds${run.rounds < run.plannedRounds ? short : adaptive}${confirmed}${processes}`;
   const confidence =
     family > 1
       ? run.figures !== undefined

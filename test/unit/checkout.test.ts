@@ -203,6 +203,19 @@ describe('installing and building', () => {
       (command: string) =>
         commands.includes(command);
     expect(detectInstall(project({ 'pnpm-lock.yaml': '' }), only('corepack'))).toBe('corepack pnpm install --frozen-lockfile');
+    // No packageManager: the major that wrote the lockfile (corepack's newest refuses an older lockfile in frozen mode).
+    const lock = (file: string, text: string) => detectInstall(project({ [file]: text }), only('corepack'));
+    expect(lock('pnpm-lock.yaml', "lockfileVersion: '9.0'\n")).toBe('corepack pnpm install --frozen-lockfile');
+    expect(lock('pnpm-lock.yaml', "lockfileVersion: '6.0'\n")).toBe('corepack pnpm@8 install --frozen-lockfile');
+    expect(lock('pnpm-lock.yaml', 'lockfileVersion: 5.4\n')).toBe('corepack pnpm@7 install --frozen-lockfile');
+    expect(lock('pnpm-lock.yaml', 'lockfileVersion: 5.3\n')).toBe('corepack pnpm@6 install --frozen-lockfile');
+    expect(lock('yarn.lock', '# yarn lockfile v1\n')).toBe('corepack yarn@1 install --frozen-lockfile');
+    expect(lock('yarn.lock', '__metadata:\n  version: 6\n')).toBe('corepack yarn@3 install --immutable');
+    expect(lock('yarn.lock', '__metadata:\n  version: 8\n')).toBe('corepack yarn install --immutable');
+    // packageManager names the version: corepack reads it there, never a major of ours beside it.
+    expect(detectInstall(named('pnpm@8.15.9', 'pnpm-lock.yaml', "lockfileVersion: '6.0'\n"), all)).toBe(
+      'corepack pnpm install --frozen-lockfile',
+    );
     expect(() => detectInstall(project({ 'pnpm-lock.yaml': '' }), only())).toThrow(
       /lockfile is pnpm's, and pnpm is not installed: install pnpm, or corepack .*"packageManager": "pnpm@<version>".*or set install in benchgate\.yml/,
     );

@@ -127,6 +127,11 @@ describe('the family', () => {
       /^3 rounds \(ended at the early look\) \+ 3 to confirm \(alternate isolation\)/,
     );
     expect(runLine({ run: { ...run, rounds: 3, limited: true } } as Report)).toMatch(/^3 of 10 rounds \(alternate isolation\)/);
+    // Nothing compared (every file failed to load): no look decided anything.
+    const failed = [{ id: 'bench/ids.mjs', verdict: 'error', rounds: [] }];
+    expect(runLine({ run: { ...run, rounds: 3 }, benchmarks: failed } as unknown as Report)).toMatch(
+      /^3 rounds \(nothing to compare\) \(alternate isolation\)/,
+    );
   });
 });
 

@@ -24,7 +24,7 @@ const NAMES = ['bench', 'benchmark', 'benchmarks', 'perf'];
 const EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'];
 const SCRIPT = /^(bench|benchmarks?|perf)(:.+)?$/;
 /** A bench file names its harness, or exports its tasks: what a helper file does not. */
-const DECLARES = /\b(tinybench|benchmark|mitata|vitest|Bench|Suite)\b|export\s+default|module\.exports/;
+const DECLARES = /\b(tinybench|benchmark|mitata|vitest|Bench|Suite|cronometro|bench-node)\b|export\s+default|module\.exports/;
 
 export function conventionalBenchFiles(root: string): Conventional | undefined {
   const scripted = filesOfScripts(root);

@@ -55,6 +55,10 @@ const ACCEPTED_SHAPES = [
  * function that receives a tinybench Bench).
  */
 export async function loadBenchFile(file: string, root: string): Promise<LoadedFile> {
+  // Not loaded at all: cronometro starts this file again in a worker thread of its own, whose uncaught error would end
+  // the process before any file of it is named.
+  const unsupported = unsupportedHarness(file);
+  if (unsupported) throw new Error(`it uses ${unsupported}, a harness benchgate does not run. ${AS_TASKS}`);
   let module: { default?: unknown } = {};
   let thrown: { error: unknown } | undefined;
   const declaration = await harnessCapture().declare(file, async () => {
@@ -88,8 +92,6 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
       `it measures in child processes (${declaration.children.map((child) => path.relative(root, child)).join(', ')}), which benchgate does not time. ${AS_TASKS}`,
     );
   if (thrown) throw thrown.error;
-  const unsupported = unsupportedHarness(file);
-  if (unsupported) throw new Error(`it uses ${unsupported}, a harness benchgate does not run. ${AS_TASKS}`);
   const fromDefault = await defaultExportTasks(module.default);
   if (fromDefault?.length) return { harness: 'default export', harnesses: declaration.harnesses, tasks: fromDefault, notes: [], workers };
   const failed = declaration.workerErrors[0];
