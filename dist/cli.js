@@ -77294,8 +77294,13 @@ var benchgate_schema_default = {
           oneOf: [{ const: "auto" }, { type: "integer", minimum: 1, maximum: 8 }]
         },
         measure: {
+          title: "time, counts or both",
+          description: "time (default): calls per second, base and head alternating in each process. counts: instructions per call at full tiering, each revision in processes of its own under Valgrind's callgrind (valgrind must be installed; see docs/counts.md): deterministic, blind to neighbours and frequency, but not time (memory, caches and waiting are not in it). both: each, the verdict from the one micro.gate names, the other shown beside it with whether the two agree.",
+          enum: ["time", "counts", "both"]
+        },
+        gate: {
           title: "time or counts",
-          description: "time (default): calls per second, base and head alternating in each process. counts: instructions per call at full tiering, each revision in processes of its own under Valgrind's callgrind (valgrind must be installed; see docs/counts.md): deterministic, blind to neighbours and frequency, but not time (memory, caches and waiting are not in it).",
+          description: "With measure: both, the figure the verdict is read from (default time); the other is measured and shown beside it.",
           enum: ["time", "counts"]
         },
         seeds: {
@@ -77620,6 +77625,10 @@ function parseConfig(text2, file) {
     throw new UserError(problems.join("\n"));
   }
   checkHttpNames(raw, file);
+  if (raw.micro?.gate !== void 0 && raw.micro.measure !== "both")
+    throw new UserError(
+      `${shown}: micro.gate is '${raw.micro.gate}', but micro.measure is ${raw.micro.measure ?? "time (the default)"}: the gate chooses between figures only where micro.measure is both.`
+    );
   checkEnvNames(raw, shown);
   return toConfig(raw, file);
 }
@@ -77643,6 +77652,7 @@ function toConfig(raw, file) {
       taskTimeoutMs: raw.micro?.["task-timeout"] ? parseDuration(raw.micro["task-timeout"]) : DEFAULTS.taskTimeoutMs,
       maxProcesses: typeof raw.micro?.processes === "number" ? raw.micro.processes : MAX_PROCESSES_PER_ROUND,
       measure: raw.micro?.measure ?? "time",
+      gate: raw.micro?.gate ?? "time",
       seeds: raw.micro?.seeds ?? DEFAULTS.seeds
     }),
     http: Object.freeze((raw.http ?? []).map((entry, index) => toHttp(entry, index, file))),
@@ -87316,7 +87326,7 @@ function welchDf(vx, nx, vy, ny) {
 
 // src/gate/counts.ts
 var COUNT_STALL_MS = 10 * 6e4;
-async function countsStage(run, files, otherFigures) {
+async function countsStage(run, files, otherFigures, startedAt = run.started) {
   const { config, options } = run;
   const valgrind = callgrind(options.installCallgrind, options.log);
   const seeds = Array.from({ length: config.micro.seeds }, (_, i2) => i2 + 1);
@@ -87334,7 +87344,7 @@ async function countsStage(run, files, otherFigures) {
     stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
     log: options.log,
     now: run.now,
-    deadline: run.started + config.timeLimitMs,
+    deadline: startedAt + config.timeLimitMs,
     tempDir: run.socketDir
   });
   options.log(`counts: ${measured.processes} processes in ${formatDuration(measured.durationMs)}`);
@@ -87406,6 +87416,46 @@ function failed(id, file, message) {
     rounds: [],
     resolvable: null,
     error: message
+  };
+}
+
+// src/gate/both.ts
+function withBeside(timed, counted, gate) {
+  const countedById = new Map(counted.map((b) => [b.id, b]));
+  const timedIds = new Set(timed.map((b) => b.id));
+  const rows = timed.map((time) => {
+    const count3 = time.kind === "micro" ? countedById.get(time.id) : void 0;
+    if (!count3) return time;
+    return gate === "time" ? besideOf(time, count3, "counts") : besideOf(count3, time, "time");
+  });
+  return [...rows, ...counted.filter((b) => !timedIds.has(b.id))];
+}
+function besideOf(gated, other2, measure) {
+  const agreement2 = agree(gated, other2);
+  const side2 = (which) => measure === "counts" ? other2.counts?.[which]?.instructions ?? null : other2[which]?.opsPerSec ?? null;
+  const beside = {
+    measure,
+    verdict: other2.verdict,
+    change: other2.change ? { estimate: other2.change.estimate, low: other2.change.low, high: other2.change.high, confidence: other2.change.confidence } : null,
+    base: side2("base"),
+    head: side2("head"),
+    agrees: agreement2.agrees,
+    ...other2.error ? { error: other2.error } : {}
+  };
+  const notes = [gated.note, agreement2.note].filter((part) => Boolean(part));
+  return { ...gated, beside, ...notes.length ? { note: notes.join("; ") } : {} };
+}
+function agree(gated, other2) {
+  const [a, b] = [gated.change, other2.change];
+  if (!a || !b || ![a.low, a.high, b.low, b.high].every(Number.isFinite)) return { agrees: null };
+  const meet = a.low <= b.high && b.low <= a.high;
+  const opposite = gated.verdict === "regression" && certainPass(other2.verdict) || other2.verdict === "regression" && certainPass(gated.verdict);
+  if (meet && !opposite) return { agrees: true };
+  const [time, counts] = other2.counts && !gated.counts ? [gated, other2] : [other2, gated];
+  const interval = (row) => `${formatPercent(row.change.estimate)} [${formatPercent(row.change.low)}, ${formatPercent(row.change.high)}] (${row.verdict})`;
+  return {
+    agrees: false,
+    note: `time and counts part: time ${interval(time)}, counts ${interval(counts)}: counts are not time, they do not see memory and caches, frequent collections, waiting or other threads (docs/counts.md); the verdict is the gated figure's`
   };
 }
 
@@ -90248,6 +90298,7 @@ function policyOf(config) {
     ["micro.task-time", formatDuration(config.micro.taskTimeMs)],
     ["micro.processes", config.micro.maxProcesses === MAX_PROCESSES_PER_ROUND ? "auto" : String(config.micro.maxProcesses)],
     ["micro.measure", config.micro.measure],
+    ["micro.gate", config.micro.gate],
     ["micro.seeds", String(config.micro.seeds)]
   ]);
   for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
@@ -90279,6 +90330,7 @@ function withPolicyOf(head, base2) {
       maxProcesses: base2.micro.maxProcesses,
       // What the gate measures in, and how many processes a count has: a pull request must not loosen them.
       measure: base2.micro.measure,
+      gate: base2.micro.gate,
       seeds: base2.micro.seeds
     }),
     http: head.http.map(
@@ -90522,6 +90574,30 @@ function steadyTimeLeft() {
     return shown;
   };
 }
+function besideSection(benchmarks) {
+  const rows = benchmarks.filter((b) => b.beside);
+  if (!rows.length) return void 0;
+  const measure = rows[0].beside.measure;
+  const gated = measure === "counts" ? "time" : "counts";
+  const count3 = (agrees) => rows.filter((b) => b.beside.agrees === agrees).length;
+  const figure = (value) => value === null || !isFiniteNumber(value) ? "\u2013" : measure === "counts" ? `${formatOps(value)} instr` : formatOps(value);
+  return {
+    title: `${measure} beside ${gated} (measure: both; the verdicts are ${gated}'s): ${count3(true)} agree, ${count3(false)} part, ${count3(null)} open`,
+    header: ["benchmark", "base", "head", `change (${measure})`, "its verdict", "agrees"],
+    rows: rows.map((b) => {
+      const beside = b.beside;
+      return [
+        b.id,
+        figure(beside.base),
+        figure(beside.head),
+        beside.change ? formatInterval(beside.change) : "\u2013",
+        beside.error ? "error" : verdictWord(beside.verdict),
+        beside.agrees === null ? "open" : beside.agrees ? "yes" : "no"
+      ];
+    }),
+    legend: measure === "counts" ? "counts: instructions per call under callgrind (the change in calls per instruction); agrees: the intervals meet and neither reads a regression where the other reads a certain pass. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads" : "time: operations per second, paired round by round; agrees: the intervals meet and neither reads a regression where the other reads a certain pass"
+  };
+}
 
 // src/report/solo.ts
 function soloComparison(samples, shared) {
@@ -90635,7 +90711,7 @@ async function runGate(options) {
     const part = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
     const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
     const firstLook = planFirstLook(part.config, plan, inventory, part.files);
-    if (!options.untilTimeLimit && part.config.micro.measure === "time") warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
+    if (!options.untilTimeLimit && part.config.micro.measure !== "counts") warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
     const run = {
       config: part.config,
       tree,
@@ -90649,12 +90725,18 @@ async function runGate(options) {
       now
     };
     const files = part.files;
-    const counting = run.config.micro.measure === "counts";
-    const micro = files && !counting ? await measureMicroStage(run, files) : void 0;
+    const { measure, gate } = run.config.micro;
+    const counting = measure !== "time";
+    const countsGate = measure === "counts" || measure === "both" && gate === "counts";
+    const micro = files && measure !== "counts" ? await measureMicroStage(run, files) : void 0;
     const http3 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
-    const counted = files && counting ? await countsStage(run, files, http3 ? plannedFigures(run.config.http) : 0) : void 0;
+    const countsFrom = measure === "both" ? now() : run.started;
+    const counted = files && counting ? await countsStage(run, files, http3 ? plannedFigures(run.config.http) : 0, countsFrom) : void 0;
     const timed = judge(run, micro, http3);
-    const judged2 = counted ? {
+    const judged2 = counted && measure === "both" ? {
+      benchmarks: sortBenchmarks(withBeside(timed.benchmarks, counted.benchmarks, gate)),
+      ...countsGate ? { figures: counted.figures, intervalLevel: http3 ? Math.min(timed.intervalLevel, counted.level) : counted.level } : { figures: timed.figures, intervalLevel: timed.intervalLevel }
+    } : counted ? {
       benchmarks: sortBenchmarks([...counted.benchmarks, ...timed.benchmarks]),
       figures: counted.figures,
       intervalLevel: http3 ? Math.min(timed.intervalLevel, counted.level) : counted.level
@@ -90663,8 +90745,8 @@ async function runGate(options) {
     const explained = await explainStage(run, judged2.benchmarks, micro, http3);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;
     const checked = native?.benchmarks ?? explained.benchmarks;
-    if (options.soloCheck && counting) options.log("solo check: skipped, the micro-benchmarks were counted, not timed");
-    const solo = options.soloCheck && files && !counting ? await soloStage(run, files, checked, options.soloCheck.processes) : void 0;
+    if (options.soloCheck && countsGate) options.log("solo check: skipped, the micro-benchmarks were counted, not timed");
+    const solo = options.soloCheck && files && !countsGate ? await soloStage(run, files, checked, options.soloCheck.processes) : void 0;
     const benchmarks = (solo?.benchmarks ?? checked).map(withAnswer);
     return {
       version: REPORT_VERSION,
@@ -90676,7 +90758,7 @@ async function runGate(options) {
       benchmarks,
       run: {
         ...runInfo(run, micro, http3, judged2, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
-        ...counted ? { counts: counted.info, measureMs: (http3?.durationMs ?? 0) + counted.info.durationMs } : {}
+        ...counted ? { counts: counted.info, measureMs: (micro?.durationMs ?? 0) + (http3?.durationMs ?? 0) + counted.info.durationMs } : {}
       },
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os8.loadavg() } },
       ...part.shard ? { shard: part.shard } : {},
@@ -91384,6 +91466,14 @@ function renderTerminal(report2, options) {
     lines.push(paint("dim", `CPU profiles (Chrome DevTools, speedscope): ${terminalText(report2.run.profile.dir)}`), "");
   lines.push(...nativeLines(report2, paint, width));
   lines.push(...soloLines(report2, paint, width));
+  const beside = besideSection(benchmarks);
+  if (beside) {
+    for (const line of wrapText(terminalText(beside.title), width)) lines.push(paint("bold", line));
+    const rows = beside.rows.map(([id, ...rest]) => [fitMiddle(id, 40), ...rest]);
+    lines.push(...indentLines(printableTable(beside.header, rows)));
+    for (const line of wrapText(beside.legend, width - 2)) lines.push(paint("dim", `  ${line}`));
+    lines.push("");
+  }
   for (const b of benchmarks.filter((b2) => b2.note)) lines.push(paint("yellow", `note: ${terminalText(b.id)}: ${terminalText(b.note)}`));
   for (const b of benchmarks.filter((b2) => b2.warning)) lines.push(paint("yellow", `note: ${terminalText(b.id)}: ${terminalText(b.warning)}`));
   for (const b of benchmarks.filter((b2) => b2.levels))
@@ -91560,6 +91650,8 @@ function renderMarkdown(report2) {
   if (native) out.push(native, md``);
   const solo = soloMarkdown(report2);
   if (solo) out.push(solo, md``);
+  const beside = besideMarkdown(report2);
+  if (beside) out.push(beside, md``);
   for (const b of benchmarks.filter((b2) => b2.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
   for (const b of benchmarks.filter((b2) => b2.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
   for (const b of benchmarks.filter((b2) => b2.levels)) out.push(md`> [!NOTE]\n> ${b.id}: ${roundLevelsLine(b.levels)}`, md``);
@@ -91640,6 +91732,13 @@ function nativeMarkdown(report2) {
   parts.push(md``, md`<sub>${NATIVE_LEGEND}</sub>`);
   const open = sections.disagree > 0 ? md` open` : md``;
   return md`<details${open}><summary>${summary}</summary>\n\n${joinMarkup(parts)}\n\n</details>`;
+}
+function besideMarkdown(report2) {
+  const section = besideSection(report2.benchmarks);
+  if (!section) return void 0;
+  const open = report2.benchmarks.some((b) => b.beside?.agrees === false) ? md` open` : md``;
+  const body = joinMarkup([table(section.header, section.rows), md``, md`<sub>${section.legend}</sub>`]);
+  return md`<details${open}><summary>${section.title}</summary>\n\n${body}\n\n</details>`;
 }
 function table(header, rows, left = 1) {
   const row = (cells) => md`| ${joinMarkup(
@@ -92301,6 +92400,10 @@ var report_schema_default = {
         counts: {
           $ref: "#/definitions/CountFigures",
           description: "Counts mode (micro.measure: counts): instructions per call at each revision, the mean over its seeds (each seed a process under callgrind), with each seed's figure. base/head are then null: nothing was timed. The change is in calls per instruction (fewer instructions a call reads as faster), its rounds one per seed."
+        },
+        beside: {
+          $ref: "#/definitions/Beside",
+          description: "micro.measure: both: the figure micro.gate did not name, measured beside the row's (counts beside time, or time beside counts), and whether the two agree (null: either has no interval). Its base and head are instructions per call (counts) or operations per second (time); it decides nothing."
         },
         error: {
           type: "string",
@@ -94271,6 +94374,95 @@ var report_schema_default = {
       ],
       additionalProperties: false
     },
+    Beside: {
+      type: "object",
+      properties: {
+        measure: {
+          type: "string",
+          enum: [
+            "time",
+            "counts"
+          ]
+        },
+        verdict: {
+          $ref: "#/definitions/Verdict"
+        },
+        change: {
+          anyOf: [
+            {
+              type: "object",
+              properties: {
+                estimate: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                low: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                high: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                },
+                confidence: {
+                  type: [
+                    "number",
+                    "null"
+                  ]
+                }
+              },
+              required: [
+                "estimate",
+                "low",
+                "high",
+                "confidence"
+              ],
+              additionalProperties: false
+            },
+            {
+              type: "null"
+            }
+          ]
+        },
+        base: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        head: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        agrees: {
+          type: [
+            "boolean",
+            "null"
+          ]
+        },
+        error: {
+          type: "string",
+          maxLength: 16384
+        }
+      },
+      required: [
+        "measure",
+        "verdict",
+        "change",
+        "base",
+        "head",
+        "agrees"
+      ],
+      additionalProperties: false
+    },
     RunInfo: {
       type: "object",
       properties: {
@@ -94956,8 +95148,9 @@ Options:
   --files <glob>        bench files to run, in place of micro.files (repeatable), e.g.
                         --files 'benchmark/*.js'
   --isolation <mode>    alternate (default), thread or process
-  --measure <what>      time (default) or counts: instructions per call under Valgrind's
-                        callgrind, deterministic (docs/counts.md)
+  --measure <what>      time (default), counts: instructions per call under Valgrind's
+                        callgrind, deterministic (docs/counts.md), or both (the verdict from
+                        micro.gate, time by default; the other beside it)
   --http-mode <mode>    duet (default), live or fresh: how HTTP load tests run their servers
   --profile <when>      CPU-profile each revision to show where the time went: regressions
                         (default), always (every compared benchmark) or never
@@ -95224,8 +95417,8 @@ function parseIsolation(text2) {
   throw new UserError(`--isolation '${text2}' is not alternate, thread or process.`);
 }
 function parseMeasure(text2) {
-  if (text2 === "time" || text2 === "counts") return text2;
-  throw new UserError(`--measure '${text2}' is not time or counts.`);
+  if (text2 === "time" || text2 === "counts" || text2 === "both") return text2;
+  throw new UserError(`--measure '${text2}' is not time, counts or both.`);
 }
 function parseProfileMode(text2) {
   if (text2 === "regressions" || text2 === "always" || text2 === "never") return text2;

@@ -39,8 +39,9 @@ Options:
   --files <glob>        bench files to run, in place of micro.files (repeatable), e.g.
                         --files 'benchmark/*.js'
   --isolation <mode>    alternate (default), thread or process
-  --measure <what>      time (default) or counts: instructions per call under Valgrind's
-                        callgrind, deterministic (docs/counts.md)
+  --measure <what>      time (default), counts: instructions per call under Valgrind's
+                        callgrind, deterministic (docs/counts.md), or both (the verdict from
+                        micro.gate, time by default; the other beside it)
   --http-mode <mode>    duet (default), live or fresh: how HTTP load tests run their servers
   --profile <when>      CPU-profile each revision to show where the time went: regressions
                         (default), always (every compared benchmark) or never
@@ -415,8 +416,8 @@ function parseIsolation(text: string): Isolation {
 }
 
 function parseMeasure(text: string): MeasureKind {
-  if (text === 'time' || text === 'counts') return text;
-  throw new UserError(`--measure '${text}' is not time or counts.`);
+  if (text === 'time' || text === 'counts' || text === 'both') return text;
+  throw new UserError(`--measure '${text}' is not time, counts or both.`);
 }
 
 function parseProfileMode(text: string): ProfileMode {

@@ -344,6 +344,6 @@ function envNames(text: string): string[] {
 
 function measureInput(text: string): MeasureKind | undefined {
   if (!text) return undefined;
-  if (text === 'time' || text === 'counts') return text;
-  throw new UserError(`Input 'measure' is '${text}': it is time or counts.`);
+  if (text === 'time' || text === 'counts' || text === 'both') return text;
+  throw new UserError(`Input 'measure' is '${text}': it is time, counts or both.`);
 }

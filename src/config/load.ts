@@ -30,7 +30,8 @@ interface RawConfig {
     'task-time'?: string;
     'task-timeout'?: string;
     processes?: 'auto' | number;
-    measure?: 'time' | 'counts';
+    measure?: 'time' | 'counts' | 'both';
+    gate?: 'time' | 'counts';
     seeds?: number;
   };
   http?: RawHttp[];
@@ -106,6 +107,11 @@ export function parseConfig(text: string, file: string): Config {
     throw new UserError(problems.join('\n'));
   }
   checkHttpNames(raw, file);
+  if (raw.micro?.gate !== undefined && raw.micro.measure !== 'both')
+    throw new UserError(
+      `${shown}: micro.gate is '${raw.micro.gate}', but micro.measure is ${raw.micro.measure ?? 'time (the default)'}: ` +
+        'the gate chooses between figures only where micro.measure is both.',
+    );
   checkEnvNames(raw, shown);
   return toConfig(raw, file);
 }
@@ -132,6 +138,7 @@ function toConfig(raw: RawConfig, file: string | undefined): Config {
       taskTimeoutMs: raw.micro?.['task-timeout'] ? parseDuration(raw.micro['task-timeout']) : DEFAULTS.taskTimeoutMs,
       maxProcesses: typeof raw.micro?.processes === 'number' ? raw.micro.processes : MAX_PROCESSES_PER_ROUND,
       measure: raw.micro?.measure ?? 'time',
+      gate: raw.micro?.gate ?? 'time',
       seeds: raw.micro?.seeds ?? DEFAULTS.seeds,
     }),
     http: Object.freeze((raw.http ?? []).map((entry, index) => toHttp(entry, index, file))),

@@ -35,6 +35,7 @@ function policyOf(config: Config): Map<string, string> {
     ['micro.task-time', formatDuration(config.micro.taskTimeMs)],
     ['micro.processes', config.micro.maxProcesses === MAX_PROCESSES_PER_ROUND ? 'auto' : String(config.micro.maxProcesses)],
     ['micro.measure', config.micro.measure],
+    ['micro.gate', config.micro.gate],
     ['micro.seeds', String(config.micro.seeds)],
   ]);
   for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
@@ -77,6 +78,7 @@ export function withPolicyOf(head: Config, base: Config): Config {
       maxProcesses: base.micro.maxProcesses,
       // What the gate measures in, and how many processes a count has: a pull request must not loosen them.
       measure: base.micro.measure,
+      gate: base.micro.gate,
       seeds: base.micro.seeds,
     }),
     http: head.http.map((test) =>

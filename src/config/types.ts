@@ -6,8 +6,14 @@ export interface BudgetRule {
 
 export type Isolation = 'alternate' | 'thread' | 'process';
 
-/** What a micro-benchmark is measured in: time (calls per second) or counts (instructions per call, under callgrind). */
-export type MeasureKind = 'time' | 'counts';
+/**
+ * What a micro-benchmark is measured in: time (calls per second), counts (instructions per call, under callgrind), or
+ * both (each, the verdict from the one micro.gate names, the other beside it with their agreement).
+ */
+export type MeasureKind = 'time' | 'counts' | 'both';
+
+/** measure: both: the figure that decides the verdict. */
+export type GateMeasure = 'time' | 'counts';
 
 export interface MicroConfig {
   /** Glob patterns of bench files, relative to a revision's root. */
@@ -19,8 +25,10 @@ export interface MicroConfig {
   readonly taskTimeoutMs: number;
   /** The most benchmark processes one round may run (micro.processes; 8 for auto). */
   readonly maxProcesses: number;
-  /** micro.measure: time (default) or counts (measure/counts/). */
+  /** micro.measure: time (default), counts (measure/counts/) or both. */
   readonly measure: MeasureKind;
+  /** micro.gate: with measure both, the figure the verdict is read from (time by default); the other is shown beside it. */
+  readonly gate: GateMeasure;
   /** micro.seeds: counts mode's processes per revision, each under its own V8 hash and random seed. */
   readonly seeds: number;
 }

@@ -22,9 +22,15 @@ export interface CountsStage {
  * micro.measure: counts, in place of the timed micro rounds: each revision's tasks counted in instructions per call
  * under `seeds` seeds (measure/counts/), and each benchmark judged on the seeds' spread (stats/counts.ts) at its
  * budget. `otherFigures` are the run's other budgeted figures (its load tests'): each interval is read at the
- * Bonferroni share of the run's error over all of them, as one look spends it.
+ * Bonferroni share of the run's error over all of them, as one look spends it. `startedAt`: when its time limit began
+ * (measure: both counts after the timed rounds, with a time limit of its own).
  */
-export async function countsStage(run: RunContext, files: { base: string[]; head: string[] }, otherFigures: number): Promise<CountsStage> {
+export async function countsStage(
+  run: RunContext,
+  files: { base: string[]; head: string[] },
+  otherFigures: number,
+  startedAt = run.started,
+): Promise<CountsStage> {
   const { config, options } = run;
   const valgrind = callgrind(options.installCallgrind, options.log);
   const seeds = Array.from({ length: config.micro.seeds }, (_, i) => i + 1);
@@ -42,7 +48,7 @@ export async function countsStage(run: RunContext, files: { base: string[]; head
     stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
     log: options.log,
     now: run.now,
-    deadline: run.started + config.timeLimitMs,
+    deadline: startedAt + config.timeLimitMs,
     tempDir: run.socketDir,
   });
   options.log(`counts: ${measured.processes} processes in ${formatDuration(measured.durationMs)}`);

@@ -10,6 +10,7 @@ import { plannedFigures } from '../measure/http/schedule.js';
 import { allowChildVariables, killStrays } from '../util/processes.js';
 import { explainStage } from './explain.js';
 import { countsStage } from './counts.js';
+import { withBeside } from './both.js';
 import { checkBenchFiles, findBenchFiles } from './files.js';
 import { measureHttpStage } from './http.js';
 import { judge } from './judge.js';
@@ -70,7 +71,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
     // calibrate measures every benchmark to the time limit: nothing is decided early there.
     const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
     const firstLook = planFirstLook(part.config, plan, inventory, part.files);
-    if (!options.untilTimeLimit && part.config.micro.measure === 'time') warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
+    if (!options.untilTimeLimit && part.config.micro.measure !== 'counts') warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
     const run: RunContext = {
       config: part.config,
       tree,
@@ -84,26 +85,39 @@ export async function runGate(options: GateOptions): Promise<Report> {
       now,
     };
     const files = part.files;
-    const counting = run.config.micro.measure === 'counts';
-    const micro = files && !counting ? await measureMicroStage(run, files) : undefined;
+    const { measure, gate } = run.config.micro;
+    const counting = measure !== 'time';
+    // What decides the micro verdicts: counts alone, or counts as micro.gate names them beside time (measure: both).
+    const countsGate = measure === 'counts' || (measure === 'both' && gate === 'counts');
+    const micro = files && measure !== 'counts' ? await measureMicroStage(run, files) : undefined;
     const http = run.config.http.length ? await measureHttpStage(run, micro) : undefined;
-    const counted = files && counting ? await countsStage(run, files, http ? plannedFigures(run.config.http) : 0) : undefined;
+    // measure: both counts after the timed rounds, under a time limit of its own.
+    const countsFrom = measure === 'both' ? now() : run.started;
+    const counted = files && counting ? await countsStage(run, files, http ? plannedFigures(run.config.http) : 0, countsFrom) : undefined;
     const timed = judge(run, micro, http);
     // Counts are judged at one look, at the Bonferroni share over the run's figures (theirs and the load tests').
-    const judged = counted
-      ? {
-          benchmarks: sortBenchmarks([...counted.benchmarks, ...timed.benchmarks]),
-          figures: counted.figures,
-          intervalLevel: http ? Math.min(timed.intervalLevel, counted.level) : counted.level,
-        }
-      : timed;
+    const judged =
+      counted && measure === 'both'
+        ? {
+            benchmarks: sortBenchmarks(withBeside(timed.benchmarks, counted.benchmarks, gate)),
+            ...(countsGate
+              ? { figures: counted.figures, intervalLevel: http ? Math.min(timed.intervalLevel, counted.level) : counted.level }
+              : { figures: timed.figures, intervalLevel: timed.intervalLevel }),
+          }
+        : counted
+          ? {
+              benchmarks: sortBenchmarks([...counted.benchmarks, ...timed.benchmarks]),
+              figures: counted.figures,
+              intervalLevel: http ? Math.min(timed.intervalLevel, counted.level) : counted.level,
+            }
+          : timed;
     const measureEnded = now();
     const explained = await explainStage(run, judged.benchmarks, micro, http);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : undefined;
     const checked = native?.benchmarks ?? explained.benchmarks;
     // The solo check times what was timed: counted rows keep their counts' verdicts.
-    if (options.soloCheck && counting) options.log('solo check: skipped, the micro-benchmarks were counted, not timed');
-    const solo = options.soloCheck && files && !counting ? await soloStage(run, files, checked, options.soloCheck.processes) : undefined;
+    if (options.soloCheck && countsGate) options.log('solo check: skipped, the micro-benchmarks were counted, not timed');
+    const solo = options.soloCheck && files && !countsGate ? await soloStage(run, files, checked, options.soloCheck.processes) : undefined;
     const benchmarks = (solo?.benchmarks ?? checked).map(withAnswer);
     return {
       version: REPORT_VERSION,
@@ -115,7 +129,9 @@ export async function runGate(options: GateOptions): Promise<Report> {
       benchmarks,
       run: {
         ...runInfo(run, micro, http, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
-        ...(counted ? { counts: counted.info, measureMs: (http?.durationMs ?? 0) + counted.info.durationMs } : {}),
+        ...(counted
+          ? { counts: counted.info, measureMs: (micro?.durationMs ?? 0) + (http?.durationMs ?? 0) + counted.info.durationMs }
+          : {}),
       },
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os.loadavg() } },
       ...(part.shard ? { shard: part.shard } : {}),

@@ -173,3 +173,38 @@ export function steadyTimeLeft(): (p: { remainingMs: number; elapsedMs: number; 
     return shown;
   };
 }
+
+/**
+ * measure: both: the figure beside each row's (ReportBenchmark.beside), the same in both reports; undefined where no
+ * row has one. Every cell is text: each report escapes it as it escapes a row.
+ */
+export function besideSection(
+  benchmarks: readonly ReportBenchmark[],
+): { title: string; header: string[]; rows: string[][]; legend: string } | undefined {
+  const rows = benchmarks.filter((b) => b.beside);
+  if (!rows.length) return undefined;
+  const measure = rows[0]!.beside!.measure;
+  const gated = measure === 'counts' ? 'time' : 'counts';
+  const count = (agrees: boolean | null) => rows.filter((b) => b.beside!.agrees === agrees).length;
+  const figure = (value: number | null) =>
+    value === null || !isFiniteNumber(value) ? '–' : measure === 'counts' ? `${formatOps(value)} instr` : formatOps(value);
+  return {
+    title: `${measure} beside ${gated} (measure: both; the verdicts are ${gated}'s): ${count(true)} agree, ${count(false)} part, ${count(null)} open`,
+    header: ['benchmark', 'base', 'head', `change (${measure})`, 'its verdict', 'agrees'],
+    rows: rows.map((b) => {
+      const beside = b.beside!;
+      return [
+        b.id,
+        figure(beside.base),
+        figure(beside.head),
+        beside.change ? formatInterval(beside.change) : '–',
+        beside.error ? 'error' : verdictWord(beside.verdict),
+        beside.agrees === null ? 'open' : beside.agrees ? 'yes' : 'no',
+      ];
+    }),
+    legend:
+      measure === 'counts'
+        ? 'counts: instructions per call under callgrind (the change in calls per instruction); agrees: the intervals meet and neither reads a regression where the other reads a certain pass. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads'
+        : 'time: operations per second, paired round by round; agrees: the intervals meet and neither reads a regression where the other reads a certain pass',
+  };
+}

@@ -1,7 +1,7 @@
 import type { Verdict } from '../stats/compare.js';
 import { codeBlockText, escapeLines, joinMarkup, Markup, md } from './escape.js';
 import { formatBudget, formatConfidence, formatFixed } from '../util/format.js';
-import { columnsLegend, formatChange, formatResolvable, formatSide, RESOLVES_LEGEND, verdictWord } from './format.js';
+import { besideSection, columnsLegend, formatChange, formatResolvable, formatSide, RESOLVES_LEGEND, verdictWord } from './format.js';
 import { httpSections } from './http-sections.js';
 import { changeChart } from './chart.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
@@ -90,6 +90,8 @@ export function renderMarkdown(report: Report): string {
   if (native) out.push(native, md``);
   const solo = soloMarkdown(report);
   if (solo) out.push(solo, md``);
+  const beside = besideMarkdown(report);
+  if (beside) out.push(beside, md``);
   for (const b of benchmarks.filter((b) => b.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
   for (const b of benchmarks.filter((b) => b.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
   for (const b of benchmarks.filter((b) => b.levels)) out.push(md`> [!NOTE]\n> ${b.id}: ${roundLevelsLine(b.levels!)}`, md``);
@@ -185,6 +187,15 @@ function nativeMarkdown(report: Report): Markup | undefined {
   parts.push(md``, md`<sub>${NATIVE_LEGEND}</sub>`);
   const open = sections.disagree > 0 ? md` open` : md``;
   return md`<details${open}><summary>${summary}</summary>\n\n${joinMarkup(parts)}\n\n</details>`;
+}
+
+/** measure: both: the figure beside each row's, in a section of its own, open where the two part. Names escaped. */
+function besideMarkdown(report: Report): Markup | undefined {
+  const section = besideSection(report.benchmarks);
+  if (!section) return undefined;
+  const open = report.benchmarks.some((b) => b.beside?.agrees === false) ? md` open` : md``;
+  const body = joinMarkup([table(section.header, section.rows), md``, md`<sub>${section.legend}</sub>`]);
+  return md`<details${open}><summary>${section.title}</summary>\n\n${body}\n\n</details>`;
 }
 
 /** A markdown table: the first `left` columns left-aligned, the rest (figures) right-aligned. */

@@ -106,6 +106,22 @@ export interface ReportBenchmark {
    * calls per instruction (fewer instructions a call reads as faster), its rounds one per seed.
    */
   counts?: CountFigures;
+  /**
+   * micro.measure: both: the figure micro.gate did not name, measured beside the row's (counts beside time, or time
+   * beside counts), and whether the two agree (null: either has no interval). Its base and head are instructions per
+   * call (counts) or operations per second (time); it decides nothing.
+   */
+  beside?: Beside;
+  error?: string;
+}
+
+export interface Beside {
+  measure: 'time' | 'counts';
+  verdict: Verdict;
+  change: { estimate: number; low: number; high: number; confidence: number } | null;
+  base: number | null;
+  head: number | null;
+  agrees: boolean | null;
   error?: string;
 }
 

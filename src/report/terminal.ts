@@ -4,6 +4,7 @@ import type { Verdict } from '../stats/compare.js';
 import { terminalText as printable } from './escape.js';
 import { formatBudget, formatConfidence, formatDuration } from '../util/format.js';
 import {
+  besideSection,
   columnsLegend,
   fitDistinct,
   fitMiddle as fit,
@@ -175,6 +176,14 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     lines.push(paint('dim', `CPU profiles (Chrome DevTools, speedscope): ${printable(report.run.profile.dir)}`), '');
   lines.push(...nativeLines(report, paint, width));
   lines.push(...soloLines(report, paint, width));
+  const beside = besideSection(benchmarks);
+  if (beside) {
+    for (const line of wrapText(printable(beside.title), width)) lines.push(paint('bold', line));
+    const rows = beside.rows.map(([id, ...rest]) => [fit(id!, 40), ...rest]);
+    lines.push(...indentLines(printableTable(beside.header, rows)));
+    for (const line of wrapText(beside.legend, width - 2)) lines.push(paint('dim', `  ${line}`));
+    lines.push('');
+  }
   for (const b of benchmarks.filter((b) => b.note)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(b.note)}`));
   for (const b of benchmarks.filter((b) => b.warning)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(b.warning)}`));
   for (const b of benchmarks.filter((b) => b.levels))

@@ -50,6 +50,24 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
     expect(run.stdout).toContain('FAIL: 1 regression');
   });
 
+  it('measures both with --measure both: the verdict from time, the count beside it, and whether the two agree', async () => {
+    repo = fixtureRepo('ids', { config: 'budget: 5%\nmicro:\n  seeds: 2\n' });
+    const run = await runCli(['compare', '--base', 'main', '--measure', 'both', '--profile', 'never', '--json', 'out/report.json'], repo);
+    expect(run.code, run.stderr).toBe(1);
+    const report = readJson(path.join(repo, 'out/report.json'));
+    const [bench] = report.benchmarks as (CountedRow & { beside: Record<string, unknown> & { change: { high: number } } })[];
+    // The row is time's: operations per second, paired rounds; the counts are beside it, deciding nothing.
+    expect(bench!.verdict).toBe('regression');
+    expect(bench!.base).toMatchObject({ opsPerSec: expect.any(Number) });
+    expect(bench!.counts).toBeUndefined();
+    expect(bench!.beside).toMatchObject({ measure: 'counts', verdict: 'regression', agrees: true });
+    expect(bench!.beside.head as number).toBeGreaterThan(5 * (bench!.beside.base as number));
+    expect(bench!.beside.change.high).toBeLessThan(-0.5);
+    expect(report.run.counts).toMatchObject({ seeds: [1, 2], processes: 4 });
+    expect(run.stdout).toContain("counts beside time (measure: both; the verdicts are time's): 1 agree, 0 part, 0 open");
+    expect(run.stdout).toContain('FAIL: 1 regression');
+  });
+
   it('reads the same code under the same seed as the same count (A/A): unchanged, not a spread', async () => {
     repo = fixtureRepo('ids', { config: COUNTS });
     const run = await runCli(['compare', '--base', 'main', '--head', 'main', '--profile', 'never', '--json', 'out/report.json'], repo);

@@ -51,12 +51,20 @@ time-limit: 2m
       taskTimeoutMs: 5000,
       maxProcesses: 2,
       measure: 'counts',
+      gate: 'time',
       seeds: 5,
     });
     expect(load('micro:\n  processes: auto\n').micro.maxProcesses).toBe(8);
     expect(load('budget: 5%\n').micro).toMatchObject({ measure: 'time', seeds: 3 });
     expect(() => load('micro:\n  seeds: 1\n')).toThrow(/seeds/);
     expect(() => load('micro:\n  measure: cycles\n')).toThrow(/measure/);
+    // both: the verdict from micro.gate (time by default); gate means nothing without both, and says so.
+    expect(load('micro:\n  measure: both\n').micro).toMatchObject({ measure: 'both', gate: 'time' });
+    expect(load('micro:\n  measure: both\n  gate: counts\n').micro).toMatchObject({ measure: 'both', gate: 'counts' });
+    expect(() => load('micro:\n  gate: counts\n')).toThrow(
+      /: micro\.gate is 'counts', but micro\.measure is time \(the default\): the gate chooses between figures only where micro\.measure is both/,
+    );
+    expect(() => load('micro:\n  measure: both\n  gate: cycles\n')).toThrow(/gate/);
     expect(() => load('micro:\n  processes: 9\n')).toThrow(/processes/);
     expect(config.install).toBe('pnpm install');
     expect(config.build).toBe('npm run build');

@@ -1,0 +1,64 @@
+import type { GateMeasure } from '../config/types.js';
+import { certainPass } from '../stats/compare.js';
+import type { Beside, ReportBenchmark } from '../report/model.js';
+import { formatPercent } from '../util/format.js';
+
+/**
+ * micro.measure: both. Each micro-benchmark was timed and counted; its row is the figure micro.gate names (its
+ * verdict, columns and interval), with the other beside it (`beside`) and whether the two agree. A benchmark only
+ * one of them has (a file that failed in one) keeps the row it has. Load tests are timed only: their rows pass
+ * through.
+ */
+export function withBeside(timed: readonly ReportBenchmark[], counted: readonly ReportBenchmark[], gate: GateMeasure): ReportBenchmark[] {
+  const countedById = new Map(counted.map((b) => [b.id, b]));
+  const timedIds = new Set(timed.map((b) => b.id));
+  const rows = timed.map((time) => {
+    const count = time.kind === 'micro' ? countedById.get(time.id) : undefined;
+    if (!count) return time;
+    return gate === 'time' ? besideOf(time, count, 'counts') : besideOf(count, time, 'time');
+  });
+  // Counted only (the timed stage did not see it: a file that failed there is an error row of its own).
+  return [...rows, ...counted.filter((b) => !timedIds.has(b.id))];
+}
+
+function besideOf(gated: ReportBenchmark, other: ReportBenchmark, measure: GateMeasure): ReportBenchmark {
+  const agreement = agree(gated, other);
+  const side = (which: 'base' | 'head') =>
+    measure === 'counts' ? (other.counts?.[which]?.instructions ?? null) : (other[which]?.opsPerSec ?? null);
+  const beside: Beside = {
+    measure,
+    verdict: other.verdict,
+    change: other.change
+      ? { estimate: other.change.estimate, low: other.change.low, high: other.change.high, confidence: other.change.confidence }
+      : null,
+    base: side('base'),
+    head: side('head'),
+    agrees: agreement.agrees,
+    ...(other.error ? { error: other.error } : {}),
+  };
+  const notes = [gated.note, agreement.note].filter((part): part is string => Boolean(part));
+  return { ...gated, beside, ...(notes.length ? { note: notes.join('; ') } : {}) };
+}
+
+/**
+ * Whether time and counts tell one story: null where either has no interval (nothing to compare), false where
+ * their intervals do not meet or one reads a regression where the other reads a certain pass, true otherwise.
+ * Where they part, the note says so and why counts may: they are not time.
+ */
+export function agree(gated: ReportBenchmark, other: ReportBenchmark): { agrees: boolean | null; note?: string } {
+  const [a, b] = [gated.change, other.change];
+  if (!a || !b || ![a.low, a.high, b.low, b.high].every(Number.isFinite)) return { agrees: null };
+  const meet = a.low <= b.high && b.low <= a.high;
+  const opposite =
+    (gated.verdict === 'regression' && certainPass(other.verdict)) || (other.verdict === 'regression' && certainPass(gated.verdict));
+  if (meet && !opposite) return { agrees: true };
+  const [time, counts] = other.counts && !gated.counts ? [gated, other] : [other, gated];
+  const interval = (row: ReportBenchmark) =>
+    `${formatPercent(row.change!.estimate)} [${formatPercent(row.change!.low)}, ${formatPercent(row.change!.high)}] (${row.verdict})`;
+  return {
+    agrees: false,
+    note:
+      `time and counts part: time ${interval(time)}, counts ${interval(counts)}: counts are not time, they do not see ` +
+      "memory and caches, frequent collections, waiting or other threads (docs/counts.md); the verdict is the gated figure's",
+  };
+}

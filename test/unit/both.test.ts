@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { agree, withBeside } from '../../src/gate/both.js';
+import type { Report, ReportBenchmark } from '../../src/report/model.js';
+import { renderTerminal } from '../../src/report/terminal.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
+import { plainText } from '../report-text.js';
+
+const timed = (id: string, estimate: number, low: number, high: number, verdict: ReportBenchmark['verdict']): ReportBenchmark => ({
+  id,
+  kind: 'micro',
+  file: 'bench/a.bench.js',
+  verdict,
+  budget: 0.05,
+  base: { opsPerSec: 1e6, samples: 10 },
+  head: { opsPerSec: 1e6 * (1 + estimate), samples: 10 },
+  change: { estimate, low, high, confidence: 0.95 },
+  rounds: [],
+  resolvable: 0.02,
+});
+
+const counted = (id: string, estimate: number, low: number, high: number, verdict: ReportBenchmark['verdict']): ReportBenchmark => ({
+  ...timed(id, estimate, low, high, verdict),
+  base: null,
+  head: null,
+  resolvable: null,
+  counts: { base: { instructions: 1000, seeds: [1000, 1000] }, head: { instructions: 1000 / (1 + estimate), seeds: [] }, seeds: [1, 2] },
+});
+
+const report = (benchmarks: ReportBenchmark[]): Report =>
+  ({ version: 1, tool: { name: 'benchgate', version: '0' }, verdict: 'pass', summary: '', benchmarks }) as unknown as Report;
+
+describe('measure: both', () => {
+  it("keeps the gated figure's verdict and columns, with the other beside it", () => {
+    const time = [
+      timed('bench/a.bench.js > slower', -0.08, -0.1, -0.06, 'regression'),
+      timed('bench/a.bench.js > same', 0, -0.01, 0.01, 'unchanged'),
+    ];
+    const counts = [
+      counted('bench/a.bench.js > slower', -0.079, -0.08, -0.078, 'regression'),
+      counted('bench/a.bench.js > same', 0.0, 0, 0, 'unchanged'),
+    ];
+    const byTime = withBeside(time, counts, 'time');
+    expect(byTime.map((b) => [b.id, b.verdict, b.base?.opsPerSec, b.counts])).toEqual([
+      ['bench/a.bench.js > slower', 'regression', 1e6, undefined],
+      ['bench/a.bench.js > same', 'unchanged', 1e6, undefined],
+    ]);
+    expect(byTime[0]!.beside).toEqual({
+      measure: 'counts',
+      verdict: 'regression',
+      change: { estimate: -0.079, low: -0.08, high: -0.078, confidence: 0.95 },
+      base: 1000,
+      head: 1000 / 0.921,
+      agrees: true,
+    });
+    // Gated on counts: the counted row (instructions, no ops/s), time beside it.
+    const byCounts = withBeside(time, counts, 'counts');
+    expect(byCounts[0]!.base).toBeNull();
+    expect(byCounts[0]!.counts!.base!.instructions).toBe(1000);
+    expect(byCounts[0]!.beside).toMatchObject({ measure: 'time', base: 1e6, head: 1e6 * 0.92, verdict: 'regression', agrees: true });
+  });
+
+  it('says where time and counts part, and never lets the other figure decide', () => {
+    // Time reads a loss the counts do not see (memory, caches): the intervals do not meet.
+    const [row] = withBeside(
+      [timed('bench/a.bench.js > cache', -0.2, -0.25, -0.15, 'regression')],
+      [counted('bench/a.bench.js > cache', -0.01, -0.02, 0, 'unchanged')],
+      'time',
+    );
+    expect(row!.verdict).toBe('regression');
+    expect(row!.beside!.agrees).toBe(false);
+    expect(row!.note).toBe(
+      'time and counts part: time -20.0% [-25.0%, -15.0%] (regression), counts -1.0% [-2.0%, 0.0%] (unchanged): counts are not time, ' +
+        "they do not see memory and caches, frequent collections, waiting or other threads (docs/counts.md); the verdict is the gated figure's",
+    );
+    // A regression beside a certain pass parts even where the intervals touch.
+    const touching = agree(timed('x', -0.06, -0.07, -0.051, 'regression'), counted('x', -0.04, -0.051, -0.03, 'unchanged'));
+    expect(touching.agrees).toBe(false);
+    // Open where either has no interval.
+    expect(agree(timed('x', 0, 0, 0, 'unchanged'), { ...counted('x', 0, 0, 0, 'error'), change: null }).agrees).toBeNull();
+    // Both open but meeting: they agree (neither claims what the other denies).
+    expect(agree(timed('x', -0.04, -0.09, 0.01, 'inconclusive'), counted('x', -0.05, -0.06, -0.04, 'inconclusive')).agrees).toBe(true);
+  });
+
+  it('shows the figure beside in both reports, with the count of agreements, names escaped', () => {
+    const rows = withBeside(
+      [
+        timed('bench/a.bench.js > <b>cache</b>', -0.2, -0.25, -0.15, 'regression'),
+        timed('bench/a.bench.js > same', 0, -0.01, 0.01, 'unchanged'),
+      ],
+      [counted('bench/a.bench.js > <b>cache</b>', -0.01, -0.02, 0, 'unchanged'), counted('bench/a.bench.js > same', 0, 0, 0, 'unchanged')],
+      'time',
+    );
+    const text = renderTerminal(report(rows), { color: false });
+    expect(text).toContain("counts beside time (measure: both; the verdicts are time's): 1 agree, 1 part, 0 open");
+    const line = text.split('\n').find((l) => l.includes('> same') && l.includes('instr'))!;
+    expect(line.trim().split(/\s{2,}/)).toEqual([
+      'bench/a.bench.js > same',
+      '1.00k instr',
+      '1.00k instr',
+      '0.0% [0.0%, 0.0%]',
+      'unchanged',
+      'yes',
+    ]);
+    const markdown = renderMarkdown(report(rows));
+    expect(markdown).toContain('<details open><summary>counts beside time');
+    // The name is the pull request's: escaped in the section's table (the chart's code block shows it as text).
+    expect(markdown).toContain('| bench/a.bench.js &gt; &lt;b&gt;cache&lt;/b&gt; | 1.00k instr |');
+    expect(plainText(markdown)).toContain(
+      'bench/a.bench.js > <b>cache</b> | 1.00k instr | 1.01k instr | -1.0% [-2.0%, 0.0%] | unchanged | no |',
+    );
+  });
+});
