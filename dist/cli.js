@@ -89320,6 +89320,13 @@ function isolationLine({ files, pinned, reason }) {
   const why = reason ? `; every file, because ${reason}` : "";
   return pinned ? `${list3}: measured in isolates of their own (a worker thread per revision and per worker the file starts), taking turns on one CPU${why}` : `${list3}: measured in isolates of their own${why}, but the benchmark process could not be pinned to one CPU (taskset is missing or not permitted): its threads may run on different cores, whose speeds differ, which adds noise`;
 }
+function warnIfPaceCannotFit(roundMs, plannedRounds, timeLimitMs, log2) {
+  const needs = roundMs * plannedRounds;
+  if (!(needs > 2 * timeLimitMs)) return;
+  log2(
+    `warning: round 1 took ${formatDuration(roundMs)}: at that pace the first look's ${plannedRounds} rounds need about ${formatDuration(needs)}, and time-limit is ${formatDuration(timeLimitMs)} (later rounds may be shorter, not by half): what it leaves unmeasured fails the run: raise time-limit to about ${formatDuration(needs)}, or measure fewer files a run (--files, --shard)`
+  );
+}
 function mergePair(tasks) {
   const merged = /* @__PURE__ */ new Map();
   for (const task of tasks) {
@@ -89450,6 +89457,7 @@ async function measureMicro(plan) {
     });
     await runOne(round4, decided, "main");
     rounds++;
+    if (rounds === 1) warnIfPaceCannotFit(now() - started, plannedRounds, plan.timeLimitMs, plan.log);
     const fit = rounds < plannedRounds ? { timeMs: plan.timeLimitMs - (now() - started), rounds: plannedRounds - rounds, confirmRounds: confirmationRounds(plannedRounds) } : void 0;
     const measured = new Set([...samples.keys()].filter((id) => !skip.has(id) && !decided.has(id)));
     allocation = reallocate(plan, records, allocation, measured, fit);

@@ -407,6 +407,21 @@ describe('the time limit', () => {
     );
   });
 
+  it('warns after the first round when the first look at its pace needs more than twice the limit', async () => {
+    // A worker per scenario: rounds of 30 s against 2 minutes, 10 planned rounds (5 minutes at that pace).
+    const lines: string[] = [];
+    await measureMicro(planFor(fakeProcesses(['a'], { roundMs: 30_000 }), { timeLimitMs: 120_000, log: (line) => lines.push(line) }));
+    const warning = lines.filter((line) => line.startsWith('warning: round 1 took'));
+    expect(warning).toEqual([
+      "warning: round 1 took 30s: at that pace the first look's 10 rounds need about 5m, and time-limit is 2m (later rounds may be shorter, not by half): " +
+        'what it leaves unmeasured fails the run: raise time-limit to about 5m, or measure fewer files a run (--files, --shard)',
+    ]);
+    // A pace within twice the limit (20 s × 10 rounds against 2 minutes) is not warned of: later rounds may be shorter.
+    const quiet: string[] = [];
+    await measureMicro(planFor(fakeProcesses(['a'], { roundMs: 20_000 }), { timeLimitMs: 120_000, log: (line) => quiet.push(line) }));
+    expect(quiet.filter((line) => line.startsWith('warning: round 1 took'))).toEqual([]);
+  });
+
   it('always runs the first round, whatever the limit', async () => {
     const result = await measureMicro(planFor(fakeProcesses(['a'], { roundMs: 1000 }), { timeLimitMs: 1 }));
     expect(result.rounds).toBe(1);

@@ -6,6 +6,7 @@ import { busyBetween, sampleCpu, type RoundConditions } from '../conditions.js';
 import { firstGroup, wholeGroup } from '../confirmation.js';
 import type { Revision } from '../../checkout/revisions.js';
 import { UserError } from '../../util/errors.js';
+import { formatDuration } from '../../util/format.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from '../types.js';
 import {
   ID_SEPARATOR,
@@ -142,6 +143,21 @@ export function isolationLine({ files, pinned, reason }: IsolatedFiles): string 
   return pinned
     ? `${list}: measured in isolates of their own (a worker thread per revision and per worker the file starts), taking turns on one CPU${why}`
     : `${list}: measured in isolates of their own${why}, but the benchmark process could not be pinned to one CPU (taskset is missing or not permitted): its threads may run on different cores, whose speeds differ, which adds noise`;
+}
+
+/**
+ * After the first round, the first look's rounds at its pace: where they need more than twice the time limit (a suite
+ * that starts a worker per scenario: 15-50 s a round), said now, not after minutes of rounds that will end unmeasured.
+ * Twice, because later rounds may be shorter (task times are sized after the third); not that much shorter.
+ */
+function warnIfPaceCannotFit(roundMs: number, plannedRounds: number, timeLimitMs: number, log: (line: string) => void): void {
+  const needs = roundMs * plannedRounds;
+  if (!(needs > 2 * timeLimitMs)) return;
+  log(
+    `warning: round 1 took ${formatDuration(roundMs)}: at that pace the first look's ${plannedRounds} rounds need about ${formatDuration(needs)}, ` +
+      `and time-limit is ${formatDuration(timeLimitMs)} (later rounds may be shorter, not by half): what it leaves unmeasured fails the run: ` +
+      `raise time-limit to about ${formatDuration(needs)}, or measure fewer files a run (--files, --shard)`,
+  );
 }
 
 /** Join each task's base and head outcomes from two processes into one, with the pair's log ratio. */
@@ -311,6 +327,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     });
     await runOne(round, decided, 'main');
     rounds++;
+    if (rounds === 1) warnIfPaceCannotFit(now() - started, plannedRounds, plan.timeLimitMs, plan.log);
     // Before the first look, its rounds and a confirmation must fit in the time left.
     const fit =
       rounds < plannedRounds
