@@ -96717,6 +96717,12 @@ function failed(id, file, message) {
 }
 
 // src/gate/both.ts
+function joinCounted(timed, counted, micro, withHttp) {
+  const byCounts = { figures: counted.figures, intervalLevel: withHttp ? Math.min(timed.intervalLevel, counted.level) : counted.level };
+  if (micro.measure !== "both") return { benchmarks: sortBenchmarks([...counted.benchmarks, ...timed.benchmarks]), ...byCounts };
+  const benchmarks = sortBenchmarks(withBeside(timed.benchmarks, counted.benchmarks, micro.gate));
+  return micro.gate === "counts" ? { benchmarks, ...byCounts } : { benchmarks, figures: timed.figures, intervalLevel: timed.intervalLevel };
+}
 function withBeside(timed, counted, gate) {
   const countedById = new Map(counted.map((b) => [b.id, b]));
   const timedIds = new Set(timed.map((b) => b.id));
@@ -99979,14 +99985,7 @@ async function runGate(options) {
     const countsFrom = measure === "both" ? now() : run.started;
     const counted = files && counting ? await countsStage(run, files, http4 ? plannedFigures(run.config.http) : 0, countsFrom) : void 0;
     const timed = judge(run, micro, http4);
-    const judged2 = counted && measure === "both" ? {
-      benchmarks: sortBenchmarks(withBeside(timed.benchmarks, counted.benchmarks, gate)),
-      ...countsGate ? { figures: counted.figures, intervalLevel: http4 ? Math.min(timed.intervalLevel, counted.level) : counted.level } : { figures: timed.figures, intervalLevel: timed.intervalLevel }
-    } : counted ? {
-      benchmarks: sortBenchmarks([...counted.benchmarks, ...timed.benchmarks]),
-      figures: counted.figures,
-      intervalLevel: http4 ? Math.min(timed.intervalLevel, counted.level) : counted.level
-    } : timed;
+    const judged2 = counted ? joinCounted(timed, counted, run.config.micro, http4 !== void 0) : timed;
     const measureEnded = now();
     const explained = await explainStage(run, judged2.benchmarks, micro, http4);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;

@@ -1,7 +1,31 @@
-import type { GateMeasure } from '../config/types.js';
+import type { GateMeasure, MicroConfig } from '../config/types.js';
 import { certainPass } from '../stats/compare.js';
-import type { Beside, ReportBenchmark } from '../report/model.js';
+import { sortBenchmarks, type Beside, type ReportBenchmark } from '../report/model.js';
 import { formatPercent } from '../util/format.js';
+
+/** The rows of a run that counted, and the level its table's heading states. */
+interface Judged {
+  benchmarks: ReportBenchmark[];
+  figures: number;
+  intervalLevel: number;
+}
+
+/**
+ * A run's rows where micro-benchmarks were counted: counts in place of time (measure: counts), or each row the figure
+ * micro.gate names with the other beside it (both). Counts are judged at one look, at the Bonferroni share over the
+ * run's figures (theirs and the load tests'); a heading states the lower of the levels its rows were read at.
+ */
+export function joinCounted(
+  timed: Judged,
+  counted: { benchmarks: ReportBenchmark[]; figures: number; level: number },
+  micro: Pick<MicroConfig, 'measure' | 'gate'>,
+  withHttp: boolean,
+): Judged {
+  const byCounts = { figures: counted.figures, intervalLevel: withHttp ? Math.min(timed.intervalLevel, counted.level) : counted.level };
+  if (micro.measure !== 'both') return { benchmarks: sortBenchmarks([...counted.benchmarks, ...timed.benchmarks]), ...byCounts };
+  const benchmarks = sortBenchmarks(withBeside(timed.benchmarks, counted.benchmarks, micro.gate));
+  return micro.gate === 'counts' ? { benchmarks, ...byCounts } : { benchmarks, figures: timed.figures, intervalLevel: timed.intervalLevel };
+}
 
 /**
  * micro.measure: both. Each micro-benchmark was timed and counted; its row is the figure micro.gate names (its

@@ -5,12 +5,12 @@ import { checkout } from '../checkout/revisions.js';
 import { benchPackages } from '../measure/micro/conventions.js';
 import { loadConfig } from '../config/load.js';
 import { currentEnvironment } from '../report/environment.js';
-import { REPORT_VERSION, type Report, runVerdict, sortBenchmarks, summarize, withAnswer } from '../report/model.js';
+import { REPORT_VERSION, type Report, runVerdict, summarize, withAnswer } from '../report/model.js';
 import { plannedFigures } from '../measure/http/schedule.js';
 import { allowChildVariables, killStrays } from '../util/processes.js';
 import { explainStage } from './explain.js';
 import { countsStage } from './counts.js';
-import { withBeside } from './both.js';
+import { joinCounted } from './both.js';
 import { checkBenchFiles, findBenchFiles } from './files.js';
 import { measureHttpStage } from './http.js';
 import { judge } from './judge.js';
@@ -95,22 +95,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const countsFrom = measure === 'both' ? now() : run.started;
     const counted = files && counting ? await countsStage(run, files, http ? plannedFigures(run.config.http) : 0, countsFrom) : undefined;
     const timed = judge(run, micro, http);
-    // Counts are judged at one look, at the Bonferroni share over the run's figures (theirs and the load tests').
-    const judged =
-      counted && measure === 'both'
-        ? {
-            benchmarks: sortBenchmarks(withBeside(timed.benchmarks, counted.benchmarks, gate)),
-            ...(countsGate
-              ? { figures: counted.figures, intervalLevel: http ? Math.min(timed.intervalLevel, counted.level) : counted.level }
-              : { figures: timed.figures, intervalLevel: timed.intervalLevel }),
-          }
-        : counted
-          ? {
-              benchmarks: sortBenchmarks([...counted.benchmarks, ...timed.benchmarks]),
-              figures: counted.figures,
-              intervalLevel: http ? Math.min(timed.intervalLevel, counted.level) : counted.level,
-            }
-          : timed;
+    const judged = counted ? joinCounted(timed, counted, run.config.micro, http !== undefined) : timed;
     const measureEnded = now();
     const explained = await explainStage(run, judged.benchmarks, micro, http);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : undefined;

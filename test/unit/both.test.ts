@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agree, withBeside } from '../../src/gate/both.js';
+import { agree, joinCounted, withBeside } from '../../src/gate/both.js';
 import type { Report, ReportBenchmark } from '../../src/report/model.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
@@ -57,6 +57,18 @@ describe('measure: both', () => {
     expect(byCounts[0]!.base).toBeNull();
     expect(byCounts[0]!.counts!.base!.instructions).toBe(1000);
     expect(byCounts[0]!.beside).toMatchObject({ measure: 'time', base: 1e6, head: 1e6 * 0.92, verdict: 'regression', agrees: true });
+  });
+
+  it("states the gated figure's level in the heading, and counts' alone where they replace time", () => {
+    const time = { benchmarks: [timed('bench/a.bench.js > a', 0, -0.01, 0.01, 'unchanged')], figures: 1, intervalLevel: 0.95 };
+    const counts = { benchmarks: [counted('bench/a.bench.js > a', 0, 0, 0, 'unchanged')], figures: 1, level: 0.9 };
+    const byTime = joinCounted(time, counts, { measure: 'both', gate: 'time' }, false);
+    expect([byTime.intervalLevel, byTime.benchmarks[0]!.beside?.measure]).toEqual([0.95, 'counts']);
+    const byCounts = joinCounted(time, counts, { measure: 'both', gate: 'counts' }, false);
+    expect([byCounts.intervalLevel, byCounts.benchmarks[0]!.beside?.measure]).toEqual([0.9, 'time']);
+    // Counts alone (no timed micro rows): the counted rows, at counts' level; with load tests, the lower of the two.
+    const alone = joinCounted({ ...time, benchmarks: [] }, counts, { measure: 'counts', gate: 'time' }, true);
+    expect([alone.intervalLevel, alone.benchmarks.map((b) => b.beside)]).toEqual([0.9, [undefined]]);
   });
 
   it('says where time and counts part, and never lets the other figure decide', () => {
