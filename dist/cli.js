@@ -95095,7 +95095,10 @@ function trapSignals(options) {
       }
     }
   };
+  let stopping = false;
   const onSignal = (signal) => {
+    if (stopping) return;
+    stopping = true;
     options.announce(signal);
     stop();
     process.exit(options.exitCode(signal));
@@ -95109,7 +95112,7 @@ function trapSignals(options) {
     setTimeout(exit, CRASH_REPORT_MS).unref();
     Promise.resolve().then(() => options.onCrash?.(error)).then(exit, exit);
   };
-  for (const signal of SIGNALS) process.once(signal, onSignal);
+  for (const signal of SIGNALS) process.on(signal, onSignal);
   process.on("uncaughtException", onCrash);
   process.on("unhandledRejection", onCrash);
   return {

@@ -42,7 +42,13 @@ export function trapSignals(options: {
       }
     }
   };
+  // Trapped until released, never `once`: a second signal while the first one's cleanup runs (a wrapper such as
+  // `timeout` forwarding the signal a group already got, a second Ctrl-C) found no listener and took the default
+  // action, ending the process mid-cleanup with its worktrees left behind. It is ignored: the first one is handled.
+  let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
     options.announce(signal);
     stop();
     process.exit(options.exitCode(signal));
@@ -58,7 +64,7 @@ export function trapSignals(options: {
       .then(() => options.onCrash?.(error))
       .then(exit, exit);
   };
-  for (const signal of SIGNALS) process.once(signal, onSignal);
+  for (const signal of SIGNALS) process.on(signal, onSignal);
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
   return {

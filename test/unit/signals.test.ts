@@ -38,6 +38,27 @@ describe('the signal trap', () => {
     }
   });
 
+  it('stays trapped while it stops: a second signal during the cleanup is ignored, never the default action', () => {
+    const exit = vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    const events: string[] = [];
+    const before = process.listenerCount('SIGTERM');
+    const trap = trapSignals({ announce: (s) => events.push(`announce ${s}`), exitCode: () => 143 });
+    // Mid-cleanup, the signal is still trapped (a listener is there, so the OS never applies the default: death), and
+    // a second one (as `timeout` forwards the one a process group already got) starts nothing again.
+    trap.onCleanup(() => {
+      events.push(`cleanup, trapped: ${process.listenerCount('SIGTERM') === before + 1}`);
+      process.emit('SIGTERM', 'SIGTERM');
+    });
+    try {
+      process.emit('SIGTERM', 'SIGTERM');
+      process.emit('SIGINT', 'SIGINT');
+      expect(events).toEqual(['announce SIGTERM', 'cleanup, trapped: true']);
+      expect(exit).toHaveBeenCalledTimes(1);
+    } finally {
+      trap.release();
+    }
+  });
+
   it('once released, leaves signals alone', () => {
     const exit = vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
     const before = process.listenerCount('SIGTERM');
