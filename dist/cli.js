@@ -87436,6 +87436,10 @@ function withBeside(timed, counted, gate) {
   });
   return [...rows, ...counted.filter((b) => !timedIds.has(b.id))];
 }
+function sameWord(a, b) {
+  const word = (verdict) => verdict === "within-budget" ? "unchanged" : verdict;
+  return word(a) === word(b);
+}
 function besideOf(gated, other2, measure) {
   const agreement2 = agree(gated, other2);
   const side2 = (which) => measure === "counts" ? other2.counts?.[which]?.instructions ?? null : other2[which]?.opsPerSec ?? null;
@@ -87456,7 +87460,7 @@ function agree(gated, other2) {
   if (!a || !b || ![a.low, a.high, b.low, b.high].every(Number.isFinite)) return { agrees: null };
   const meet = a.low <= b.high && b.low <= a.high;
   const opposite = gated.verdict === "regression" && certainPass(other2.verdict) || other2.verdict === "regression" && certainPass(gated.verdict);
-  if (meet && !opposite) return { agrees: true };
+  if (!opposite && (meet || sameWord(gated.verdict, other2.verdict))) return { agrees: true };
   const [time, counts] = other2.counts && !gated.counts ? [gated, other2] : [other2, gated];
   const interval = (row) => `${formatPercent(row.change.estimate)} [${formatPercent(row.change.low)}, ${formatPercent(row.change.high)}] (${row.verdict})`;
   return {
@@ -90609,7 +90613,7 @@ function besideSection(benchmarks) {
         beside.agrees === null ? "open" : beside.agrees ? "yes" : "no"
       ];
     }),
-    legend: measure === "counts" ? "counts: instructions per call under callgrind (the change in calls per instruction); agrees: the intervals meet and neither reads a regression where the other reads a certain pass. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads" : "time: operations per second, paired round by round; agrees: the intervals meet and neither reads a regression where the other reads a certain pass"
+    legend: measure === "counts" ? "counts: instructions per call under callgrind (the change in calls per instruction); agrees: the intervals meet or the verdicts are the same, and neither reads a regression where the other reads a certain pass. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads" : "time: operations per second, paired round by round; agrees: the intervals meet or the verdicts are the same, and neither reads a regression where the other reads a certain pass"
   };
 }
 

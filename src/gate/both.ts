@@ -45,6 +45,12 @@ export function withBeside(timed: readonly ReportBenchmark[], counted: readonly 
   return [...rows, ...counted.filter((b) => !timedIds.has(b.id))];
 }
 
+/** The same answer in words: unchanged and within budget are both a pass with no claimed gain. */
+function sameWord(a: string, b: string): boolean {
+  const word = (verdict: string) => (verdict === 'within-budget' ? 'unchanged' : verdict);
+  return word(a) === word(b);
+}
+
 function besideOf(gated: ReportBenchmark, other: ReportBenchmark, measure: GateMeasure): ReportBenchmark {
   const agreement = agree(gated, other);
   const side = (which: 'base' | 'head') =>
@@ -65,9 +71,11 @@ function besideOf(gated: ReportBenchmark, other: ReportBenchmark, measure: GateM
 }
 
 /**
- * Whether time and counts tell one story: null where either has no interval (nothing to compare), false where
- * their intervals do not meet or one reads a regression where the other reads a certain pass, true otherwise.
- * Where they part, the note says so and why counts may: they are not time.
+ * Whether time and counts tell one story: null where either has no interval (nothing to compare); false where one
+ * reads a regression and the other a certain pass, or where their intervals do not meet and their verdicts differ
+ * (time unchanged beside counts +196%); true otherwise: a 100-fold loss in time beside a 33-fold one in instructions
+ * is one story, a regression, whose sizes differ as counts and time do. Where they part, the note says so and why
+ * counts may: they are not time.
  */
 export function agree(gated: ReportBenchmark, other: ReportBenchmark): { agrees: boolean | null; note?: string } {
   const [a, b] = [gated.change, other.change];
@@ -75,7 +83,7 @@ export function agree(gated: ReportBenchmark, other: ReportBenchmark): { agrees:
   const meet = a.low <= b.high && b.low <= a.high;
   const opposite =
     (gated.verdict === 'regression' && certainPass(other.verdict)) || (other.verdict === 'regression' && certainPass(gated.verdict));
-  if (meet && !opposite) return { agrees: true };
+  if (!opposite && (meet || sameWord(gated.verdict, other.verdict))) return { agrees: true };
   const [time, counts] = other.counts && !gated.counts ? [gated, other] : [other, gated];
   const interval = (row: ReportBenchmark) =>
     `${formatPercent(row.change!.estimate)} [${formatPercent(row.change!.low)}, ${formatPercent(row.change!.high)}] (${row.verdict})`;

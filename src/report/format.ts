@@ -204,7 +204,7 @@ export function besideSection(
     }),
     legend:
       measure === 'counts'
-        ? 'counts: instructions per call under callgrind (the change in calls per instruction); agrees: the intervals meet and neither reads a regression where the other reads a certain pass. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads'
-        : 'time: operations per second, paired round by round; agrees: the intervals meet and neither reads a regression where the other reads a certain pass',
+        ? 'counts: instructions per call under callgrind (the change in calls per instruction); agrees: the intervals meet or the verdicts are the same, and neither reads a regression where the other reads a certain pass. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads'
+        : 'time: operations per second, paired round by round; agrees: the intervals meet or the verdicts are the same, and neither reads a regression where the other reads a certain pass',
   };
 }

@@ -89,6 +89,10 @@ describe('measure: both', () => {
     expect(touching.agrees).toBe(false);
     // Open where either has no interval.
     expect(agree(timed('x', 0, 0, 0, 'unchanged'), { ...counted('x', 0, 0, 0, 'error'), change: null }).agrees).toBeNull();
+    // Both a regression, of sizes whose intervals do not meet (ids: time -99%, instructions -97%): one story.
+    expect(agree(timed('x', -0.99, -0.993, -0.988, 'regression'), counted('x', -0.97, -0.971, -0.969, 'regression')).agrees).toBe(true);
+    // A gain counts claim where time reads none (hyperid's untouched crypto.randomUUID): they part.
+    expect(agree(timed('x', 0.003, -0.005, 0.011, 'unchanged'), counted('x', 1.957, 1.955, 1.96, 'improvement')).agrees).toBe(false);
     // Both open but meeting: they agree (neither claims what the other denies).
     expect(agree(timed('x', -0.04, -0.09, 0.01, 'inconclusive'), counted('x', -0.05, -0.06, -0.04, 'inconclusive')).agrees).toBe(true);
   });
