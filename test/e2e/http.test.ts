@@ -117,8 +117,15 @@ describe('HTTP load tests, through the real CLI', () => {
     // p99: a timer's median lateness is about half a macrotask, and head's (a request hashing a growing list of
     // listeners) are far longer than base's (p50 4-12× base's, quiet or beside two busy loops, Node 20 and 24). p99 holds
     // the other server's time slices on the shared core (1.2-1.4× when quiet; equal at 32 ms in one Node 24 CI run).
-    // When the diagnosis reads it, it says so below.
-    expect(bench.http.server.head.eventLoopDelayMs.p50).toBeGreaterThan(bench.http.server.base.eventLoopDelayMs.p50);
+    // When the diagnosis reads it, it says so below. On a machine whose cores other work takes (two busy loops beside a
+    // Node 24 CI suite: load 2× the cores or more), both servers' timers wait for a CPU alike and head's median once
+    // read below base's (1.41 vs 1.72 ms): the blocked loop is then shown by the CPU per request (below), and the
+    // report must not say the loop is blocked from a median that did not rise.
+    const [baseP50, headP50] = [bench.http.server.base.eventLoopDelayMs.p50, bench.http.server.head.eventLoopDelayMs.p50];
+    const saturated = report.environment.loadAverage.before[0] >= 2 * os.cpus().length;
+    if (!saturated) expect(headP50).toBeGreaterThan(baseP50);
+    else if (!(headP50 > baseP50))
+      expect(bench.http.moved.filter((line: string) => /^event-loop delay p50 .*something blocks/.test(line))).toEqual([]);
     const delayMoved = bench.http.moved.find((line: string) => /^event-loop delay p(99|50) /.test(line));
     expect(bench.http.traffic.base.non2xx + bench.http.traffic.head.non2xx).toBe(0);
     // The servers' CPU per request, read from /proc/<pid>/task/<tid>/schedstat around each block: the hashing of a
