@@ -88468,9 +88468,8 @@ function openWhy(comparison) {
   const { verdict, change, budget, logRatios } = comparison;
   if (verdict !== "inconclusive" && verdict !== "unmeasured" || !change) return void 0;
   if (change.low < -budget && change.high >= -budget) return void 0;
-  const level = (x) => formatConfidence(x);
   if (change.achievedConfidence < change.confidence - 1e-12)
-    return `its interval is at ${level(change.achievedConfidence)} confidence, the most ${logRatios.length} rounds give, short of the ${level(change.confidence)} a verdict needs: no verdict rests on it`;
+    return `its interval is at ${formatConfidence(change.achievedConfidence)} confidence, the most ${logRatios.length} rounds give, short of the ${formatConfidence(change.confidence)} a verdict needs: no verdict rests on it`;
   const side2 = change.high < -budget ? change.unsure?.high : change.unsure?.low;
   if (side2)
     return `its ${change.high < -budget ? "upper" : "lower"} bound rests on a group of rounds too small to reach the interval's level (the rounds fell in groups): no verdict rests on it`;
@@ -99830,6 +99829,7 @@ function lastSeparator(text2) {
   for (let i2 = text2.length - 1; i2 > 0; i2--) if ("./-_:,>|@#".includes(text2[i2])) return i2;
   return -1;
 }
+var AGREES_LEGEND = "agrees: the intervals meet or the verdicts are the same, and neither reads a regression where the other reads a certain pass";
 function besideSection(benchmarks) {
   const rows = benchmarks.filter((b) => b.beside);
   if (!rows.length) return void 0;
@@ -99851,7 +99851,7 @@ function besideSection(benchmarks) {
         beside.agrees === null ? "open" : beside.agrees ? "yes" : "no"
       ];
     }),
-    legend: measure === "counts" ? "counts: instructions per call under callgrind (the change in calls per instruction); agrees: the intervals meet or the verdicts are the same, and neither reads a regression where the other reads a certain pass. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads" : "time: operations per second, paired round by round; agrees: the intervals meet or the verdicts are the same, and neither reads a regression where the other reads a certain pass"
+    legend: measure === "counts" ? `counts: instructions per call under callgrind (the change in calls per instruction); ${AGREES_LEGEND}. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads` : `time: operations per second, paired round by round; ${AGREES_LEGEND}`
   };
 }
 

@@ -79184,9 +79184,8 @@ function openWhy(comparison) {
   const { verdict, change, budget, logRatios } = comparison;
   if (verdict !== "inconclusive" && verdict !== "unmeasured" || !change) return void 0;
   if (change.low < -budget && change.high >= -budget) return void 0;
-  const level = (x) => formatConfidence(x);
   if (change.achievedConfidence < change.confidence - 1e-12)
-    return `its interval is at ${level(change.achievedConfidence)} confidence, the most ${logRatios.length} rounds give, short of the ${level(change.confidence)} a verdict needs: no verdict rests on it`;
+    return `its interval is at ${formatConfidence(change.achievedConfidence)} confidence, the most ${logRatios.length} rounds give, short of the ${formatConfidence(change.confidence)} a verdict needs: no verdict rests on it`;
   const side2 = change.high < -budget ? change.unsure?.high : change.unsure?.low;
   if (side2)
     return `its ${change.high < -budget ? "upper" : "lower"} bound rests on a group of rounds too small to reach the interval's level (the rounds fell in groups): no verdict rests on it`;
@@ -90592,6 +90591,7 @@ function steadyTimeLeft() {
     return shown;
   };
 }
+var AGREES_LEGEND = "agrees: the intervals meet or the verdicts are the same, and neither reads a regression where the other reads a certain pass";
 function besideSection(benchmarks) {
   const rows = benchmarks.filter((b) => b.beside);
   if (!rows.length) return void 0;
@@ -90613,7 +90613,7 @@ function besideSection(benchmarks) {
         beside.agrees === null ? "open" : beside.agrees ? "yes" : "no"
       ];
     }),
-    legend: measure === "counts" ? "counts: instructions per call under callgrind (the change in calls per instruction); agrees: the intervals meet or the verdicts are the same, and neither reads a regression where the other reads a certain pass. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads" : "time: operations per second, paired round by round; agrees: the intervals meet or the verdicts are the same, and neither reads a regression where the other reads a certain pass"
+    legend: measure === "counts" ? `counts: instructions per call under callgrind (the change in calls per instruction); ${AGREES_LEGEND}. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads` : `time: operations per second, paired round by round; ${AGREES_LEGEND}`
   };
 }
 
@@ -90986,10 +90986,11 @@ function renderListing(listing) {
       for (const task of file.tasks) lines.push(`    ${terminalText(`${file.file}${ID_SEPARATOR}${task}`)}`);
       for (const note of file.notes ?? []) lines.push(`    note: ${terminalText(note)}`);
     }
-    if (revision.leftOut?.length)
-      lines.push(
-        `  left out: ${revision.leftOut.map((file) => terminalText(file)).join(", ")} (found by convention, ${revision.leftOut.length === 1 ? "it declares" : "they declare"} no task benchgate can time)`
-      );
+    if (revision.leftOut?.length) {
+      const declare = revision.leftOut.length === 1 ? "it declares" : "they declare";
+      const files = revision.leftOut.map((file) => terminalText(file)).join(", ");
+      lines.push(`  left out: ${files} (found by convention, ${declare} no task benchgate can time)`);
+    }
   }
   return lines.join("\n");
 }

@@ -1962,10 +1962,11 @@ async function loadBenchFile(file, root) {
   throw new Error(`${what}. benchgate accepts:
 ${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join("\n")}`);
 }
-var UNSUPPORTED_HARNESSES = [
-  { name: "cronometro", pattern: /(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]cronometro['"]/ },
-  { name: "bench-node", pattern: /(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]bench-node['"]/ }
-];
+var UNSUPPORTED_HARNESSES = ["cronometro", "bench-node"].map((name) => ({
+  name,
+  // `from 'x'`, `require('x')` or `import('x')`: the name in a comment or a string of its own is no import.
+  pattern: new RegExp(`(?:from\\s*|require\\s*\\(\\s*|import\\s*\\(\\s*)['"]${name}['"]`)
+}));
 function unsupportedHarness(file) {
   let source;
   try {

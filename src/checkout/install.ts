@@ -66,7 +66,7 @@ function packageManager(read: ProjectFiles): { name: string; version: string } |
  * pnpm's lockfileVersion 5.3 is pnpm 6's, 5.4 pnpm 7's, 6.x pnpm 8's (9.0: pnpm 9 and 10, the default); yarn's
  * `__metadata` version 4-5 is yarn 2's, 6 yarn 3's (8: yarn 4), and a classic lockfile is yarn 1's.
  */
-export function lockfileMajor(tool: 'pnpm' | 'yarn', read: ProjectFiles): number | undefined {
+function lockfileMajor(tool: 'pnpm' | 'yarn', read: ProjectFiles): number | undefined {
   if (tool === 'pnpm') {
     const version = /^lockfileVersion:\s*['"]?(\d+)\.(\d+)/m.exec(read('pnpm-lock.yaml')?.toString('utf8') ?? '');
     if (!version) return undefined;

@@ -54,7 +54,8 @@ export function columnsLegend(benchmarks: readonly ReportBenchmark[]): string {
 
 /** The verdict words in one line, the same in both reports (the markdown's in its "How to read this"). */
 export const VERDICTS_LEGEND =
-  'inconclusive: a loss beyond the budget is possible, the interval straddles -budget or is short of its level (its note says why): not a failure, not a pass to rely on; ' +
+  'inconclusive: a loss beyond the budget is possible, the interval straddles -budget or is short of its level ' +
+  '(its note says why): not a failure, not a pass to rely on; ' +
   'within budget: a certain pass, no loss beyond the budget, the interval reaching past +budget';
 
 /** A verdict as a reader sees it: "within budget" for `within-budget`, the others as they are. */
@@ -174,6 +175,10 @@ export function steadyTimeLeft(): (p: { remainingMs: number; elapsedMs: number; 
   };
 }
 
+/** What "agrees" means in the section of measure: both (gate/both.ts agree). */
+const AGREES_LEGEND =
+  'agrees: the intervals meet or the verdicts are the same, and neither reads a regression where the other reads a certain pass';
+
 /**
  * measure: both: the figure beside each row's (ReportBenchmark.beside), the same in both reports; undefined where no
  * row has one. Every cell is text: each report escapes it as it escapes a row.
@@ -204,7 +209,9 @@ export function besideSection(
     }),
     legend:
       measure === 'counts'
-        ? 'counts: instructions per call under callgrind (the change in calls per instruction); agrees: the intervals meet or the verdicts are the same, and neither reads a regression where the other reads a certain pass. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads'
-        : 'time: operations per second, paired round by round; agrees: the intervals meet or the verdicts are the same, and neither reads a regression where the other reads a certain pass',
+        ? 'counts: instructions per call under callgrind (the change in calls per instruction); ' +
+          `${AGREES_LEGEND}. Where they part, trust time for what users wait on: ` +
+          'counts do not see memory, caches, collections, waiting or other threads'
+        : `time: operations per second, paired round by round; ${AGREES_LEGEND}`,
   };
 }

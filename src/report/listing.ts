@@ -38,10 +38,11 @@ export function renderListing(listing: Listing): string {
       for (const task of file.tasks) lines.push(`    ${terminalText(`${file.file}${ID_SEPARATOR}${task}`)}`);
       for (const note of file.notes ?? []) lines.push(`    note: ${terminalText(note)}`);
     }
-    if (revision.leftOut?.length)
-      lines.push(
-        `  left out: ${revision.leftOut.map((file) => terminalText(file)).join(', ')} (found by convention, ${revision.leftOut.length === 1 ? 'it declares' : 'they declare'} no task benchgate can time)`,
-      );
+    if (revision.leftOut?.length) {
+      const declare = revision.leftOut.length === 1 ? 'it declares' : 'they declare';
+      const files = revision.leftOut.map((file) => terminalText(file)).join(', ');
+      lines.push(`  left out: ${files} (found by convention, ${declare} no task benchgate can time)`);
+    }
   }
   return lines.join('\n');
 }

@@ -225,7 +225,10 @@ const HOW_TO_READ = new Markup(
     'Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.',
     'Change is head against base in operations per second, with a distribution-free confidence interval (Hodges–Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.',
     "A load test is judged at its budget on two throughput figures: successful requests/s (its row) and requests per CPU-second of the server's main thread (in its details, where Linux shows the servers' CPU); losing more than the budget in either is a regression.",
-    'The gate asks one question of each interval: did throughput fall by more than the budget? <b>regression</b>: yes, the whole interval lies below −budget (fails). <b>inconclusive</b>: open, the interval straddles −budget or is short of its level (too few rounds: the change column says the level it has, the note why), so a loss beyond the budget is possible — not a failure, and not a pass to rely on. Certain passes (no loss beyond the budget): <b>improvement</b>, the whole interval lies above +budget; <b>unchanged</b>, within ±budget; <b>within budget</b>, above −budget and reaching past +budget. <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) — a failure, never a pass.',
+    'The gate asks one question of each interval: did throughput fall by more than the budget? <b>regression</b>: yes, the whole interval lies below −budget (fails).' +
+      ' <b>inconclusive</b>: open, the interval straddles −budget or is short of its level (too few rounds: the change column says the level it has, the note why), so a loss beyond the budget is possible — not a failure, and not a pass to rely on.' +
+      ' Certain passes (no loss beyond the budget): <b>improvement</b>, the whole interval lies above +budget; <b>unchanged</b>, within ±budget; <b>within budget</b>, above −budget and reaching past +budget.' +
+      ' <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) — a failure, never a pass.',
   ].join('<br>\n'),
 );
 

@@ -338,12 +338,17 @@ function openWhy(comparison: Comparison): string | undefined {
   const { verdict, change, budget, logRatios } = comparison;
   if ((verdict !== 'inconclusive' && verdict !== 'unmeasured') || !change) return undefined;
   if (change.low < -budget && change.high >= -budget) return undefined;
-  const level = (x: number) => formatConfidence(x);
   if (change.achievedConfidence < change.confidence - 1e-12)
-    return `its interval is at ${level(change.achievedConfidence)} confidence, the most ${logRatios.length} rounds give, short of the ${level(change.confidence)} a verdict needs: no verdict rests on it`;
+    return (
+      `its interval is at ${formatConfidence(change.achievedConfidence)} confidence, the most ${logRatios.length} rounds give, ` +
+      `short of the ${formatConfidence(change.confidence)} a verdict needs: no verdict rests on it`
+    );
   const side = change.high < -budget ? change.unsure?.high : change.unsure?.low;
   if (side)
-    return `its ${change.high < -budget ? 'upper' : 'lower'} bound rests on a group of rounds too small to reach the interval's level (the rounds fell in groups): no verdict rests on it`;
+    return (
+      `its ${change.high < -budget ? 'upper' : 'lower'} bound rests on a group of rounds too small to reach the interval's level ` +
+      '(the rounds fell in groups): no verdict rests on it'
+    );
   if (comparison.openFigures) return 'another of its budgeted figures is open (below), so the row is too';
   return undefined;
 }

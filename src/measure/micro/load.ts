@@ -115,10 +115,11 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
  * own Suite and timer), which a file that declares no task may be using: named, so the error says why nothing was found.
  * A text match on the file's imports: the file has loaded, and neither harness leaves a trace benchgate can capture.
  */
-const UNSUPPORTED_HARNESSES: readonly { name: string; pattern: RegExp }[] = [
-  { name: 'cronometro', pattern: /(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]cronometro['"]/ },
-  { name: 'bench-node', pattern: /(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]bench-node['"]/ },
-];
+const UNSUPPORTED_HARNESSES = ['cronometro', 'bench-node'].map((name) => ({
+  name,
+  // `from 'x'`, `require('x')` or `import('x')`: the name in a comment or a string of its own is no import.
+  pattern: new RegExp(`(?:from\\s*|require\\s*\\(\\s*|import\\s*\\(\\s*)['"]${name}['"]`),
+}));
 
 function unsupportedHarness(file: string): string | undefined {
   let source: string;
