@@ -45,7 +45,7 @@ var require_tunnel = __commonJS({
     "use strict";
     var net3 = __require("net");
     var tls = __require("tls");
-    var http4 = __require("http");
+    var http5 = __require("http");
     var https2 = __require("https");
     var events2 = __require("events");
     var assert = __require("assert");
@@ -56,12 +56,12 @@ var require_tunnel = __commonJS({
     exports2.httpsOverHttps = httpsOverHttps2;
     function httpOverHttp2(options) {
       var agent = new TunnelingAgent(options);
-      agent.request = http4.request;
+      agent.request = http5.request;
       return agent;
     }
     function httpsOverHttp2(options) {
       var agent = new TunnelingAgent(options);
-      agent.request = http4.request;
+      agent.request = http5.request;
       agent.createSocket = createSecureSocket;
       agent.defaultPort = 443;
       return agent;
@@ -82,7 +82,7 @@ var require_tunnel = __commonJS({
       var self2 = this;
       self2.options = options || {};
       self2.proxyOptions = self2.options.proxy || {};
-      self2.maxSockets = self2.options.maxSockets || http4.Agent.defaultMaxSockets;
+      self2.maxSockets = self2.options.maxSockets || http5.Agent.defaultMaxSockets;
       self2.requests = [];
       self2.sockets = [];
       self2.on("free", function onFree(socket, host, port, localAddress) {
@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path30 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path31 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path30 && path30[0] !== "/") {
-          path30 = `/${path30}`;
+        if (path31 && path31[0] !== "/") {
+          path31 = `/${path31}`;
         }
-        return new URL(`${origin}${path30}`);
+        return new URL(`${origin}${path31}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path30, origin }
+          request: { method, path: path31, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path30);
+        debuglog("sending request to %s %s/%s", method, origin, path31);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path30, origin },
+          request: { method, path: path31, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path30,
+          path31,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path30, origin }
+          request: { method, path: path31, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path30);
+        debuglog("trailers received from %s %s/%s", method, origin, path31);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path30, origin },
+          request: { method, path: path31, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path30,
+          path31,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path30, origin }
+            request: { method, path: path31, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path30);
+          debuglog("sending request to %s %s/%s", method, origin, path31);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path30,
+        path: path31,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path30 !== "string") {
+        if (typeof path31 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path30[0] !== "/" && !(path30.startsWith("http://") || path30.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path31[0] !== "/" && !(path31.startsWith("http://") || path31.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path30)) {
+        } else if (invalidPathRegex.test(path31)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path30, query) : path30;
+        this.path = query ? buildURL(path31, query) : path31;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path30, host, upgrade, blocking, reset: reset2 } = request2;
+      const { method, path: path31, host, upgrade, blocking, reset: reset2 } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path30} HTTP/1.1\r
+      let header = `${method} ${path31} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path30, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path31, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path30;
+      headers[HTTP2_HEADER_PATH] = path31;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path30 = search ? `${pathname}${search}` : pathname;
+        const path31 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path30;
+        this.opts.path = path31;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -7626,7 +7626,7 @@ var require_client = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var net3 = __require("node:net");
-    var http4 = __require("node:http");
+    var http5 = __require("node:http");
     var util = require_util();
     var { channels } = require_diagnostics();
     var Request = require_request();
@@ -7815,7 +7815,7 @@ var require_client = __commonJS({
         this[kUrl] = util.parseOrigin(url);
         this[kConnector] = connect2;
         this[kPipelining] = pipelining != null ? pipelining : 1;
-        this[kMaxHeadersSize] = maxHeaderSize || http4.maxHeaderSize;
+        this[kMaxHeadersSize] = maxHeaderSize || http5.maxHeaderSize;
         this[kKeepAliveDefaultTimeout] = keepAliveTimeout == null ? 4e3 : keepAliveTimeout;
         this[kKeepAliveMaxTimeout] = keepAliveMaxTimeout == null ? 6e5 : keepAliveMaxTimeout;
         this[kKeepAliveTimeoutThreshold] = keepAliveTimeoutThreshold == null ? 2e3 : keepAliveTimeoutThreshold;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path30 = "/",
+          path: path31 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path30;
+        opts.path = origin + path31;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path30) {
-      if (typeof path30 !== "string") {
-        return path30;
+    function safeUrl(path31) {
+      if (typeof path31 !== "string") {
+        return path31;
       }
-      const pathSegments = path30.split("?");
+      const pathSegments = path31.split("?");
       if (pathSegments.length !== 2) {
-        return path30;
+        return path31;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path30, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path30);
+    function matchKey(mockDispatch2, { path: path31, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path31);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path30 }) => matchValue(safeUrl(path30), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path31 }) => matchValue(safeUrl(path31), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path30, method, body, headers, query } = opts;
+      const { path: path31, method, body, headers, query } = opts;
       return {
-        path: path30,
+        path: path31,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path30, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
+          ({ method, path: path31, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path30,
+            Path: path31,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path30) {
-      for (let i2 = 0; i2 < path30.length; ++i2) {
-        const code = path30.charCodeAt(i2);
+    function validateCookiePath(path31) {
+      for (let i2 = 0; i2 < path31.length; ++i2) {
+        const code = path31.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path30 = opts.path;
+          let path31 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path30 = `/${path30}`;
+            path31 = `/${path31}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path30);
+          url = new URL(util.parseOrigin(url).origin + path31);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -19306,7 +19306,7 @@ var require_lib = __commonJS({
     exports2.HttpClient = exports2.HttpClientResponse = exports2.HttpClientError = exports2.MediaTypes = exports2.Headers = exports2.HttpCodes = void 0;
     exports2.getProxyUrl = getProxyUrl2;
     exports2.isHttps = isHttps;
-    var http4 = __importStar(__require("http"));
+    var http5 = __importStar(__require("http"));
     var https2 = __importStar(__require("https"));
     var pm2 = __importStar(require_proxy());
     var tunnel2 = __importStar(require_tunnel2());
@@ -19696,7 +19696,7 @@ var require_lib = __commonJS({
         const info2 = {};
         info2.parsedUrl = requestUrl;
         const usingSsl = info2.parsedUrl.protocol === "https:";
-        info2.httpModule = usingSsl ? https2 : http4;
+        info2.httpModule = usingSsl ? https2 : http5;
         const defaultPort = usingSsl ? 443 : 80;
         info2.options = {};
         info2.options.host = info2.parsedUrl.hostname;
@@ -19797,7 +19797,7 @@ var require_lib = __commonJS({
         const usingSsl = parsedUrl.protocol === "https:";
         let maxSockets = 100;
         if (this.requestOptions) {
-          maxSockets = this.requestOptions.maxSockets || http4.globalAgent.maxSockets;
+          maxSockets = this.requestOptions.maxSockets || http5.globalAgent.maxSockets;
         }
         if (proxyUrl && proxyUrl.hostname) {
           const agentOptions = {
@@ -19819,7 +19819,7 @@ var require_lib = __commonJS({
         }
         if (!agent) {
           const options = { keepAlive: this._keepAlive, maxSockets };
-          agent = usingSsl ? new https2.Agent(options) : new http4.Agent(options);
+          agent = usingSsl ? new https2.Agent(options) : new http5.Agent(options);
           this._agent = agent;
         }
         if (usingSsl && this._ignoreSslError) {
@@ -24473,8 +24473,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path30) {
-      let input = path30;
+    function removeDotSegments(path31) {
+      let input = path31;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -24548,11 +24548,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path30) {
-      if (path30 === "" || path30[0] === "/") {
-        return removeDotSegments(path30);
+    function removeDotSegmentsRelative(path31) {
+      if (path31 === "" || path31[0] === "/") {
+        return removeDotSegments(path31);
       }
-      const segments = path30.split("/");
+      const segments = path31.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -24915,8 +24915,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path30 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path30 && path30 !== "/" ? path30 : void 0;
+        const path31 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path31 && path31 !== "/" ? path31 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -24975,7 +24975,7 @@ var require_schemes = __commonJS({
       urnComponent.nss = (uuidComponent.uuid || "").toLowerCase();
       return urnComponent;
     }
-    var http4 = (
+    var http5 = (
       /** @type {SchemeHandler} */
       {
         scheme: "http",
@@ -24988,7 +24988,7 @@ var require_schemes = __commonJS({
       /** @type {SchemeHandler} */
       {
         scheme: "https",
-        domainHost: http4.domainHost,
+        domainHost: http5.domainHost,
         parse: httpParse,
         serialize: httpSerialize
       }
@@ -25032,7 +25032,7 @@ var require_schemes = __commonJS({
     var SCHEMES = (
       /** @type {Record<SchemeName, SchemeHandler>} */
       {
-        http: http4,
+        http: http5,
         https: https2,
         ws,
         wss,
@@ -28374,17 +28374,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path30) {
-      const ctrl = callVisitor(key, node, visitor, path30);
+    function visit_(key, node, visitor, path31) {
+      const ctrl = callVisitor(key, node, visitor, path31);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path30, ctrl);
-        return visit_(key, ctrl, visitor, path30);
+        replaceNode(key, path31, ctrl);
+        return visit_(key, ctrl, visitor, path31);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path30 = Object.freeze(path30.concat(node));
+          path31 = Object.freeze(path31.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path30);
+            const ci = visit_(i2, node.items[i2], visitor, path31);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -28395,13 +28395,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path30 = Object.freeze(path30.concat(node));
-          const ck = visit_("key", node.key, visitor, path30);
+          path31 = Object.freeze(path31.concat(node));
+          const ck = visit_("key", node.key, visitor, path31);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path30);
+          const cv = visit_("value", node.value, visitor, path31);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28422,17 +28422,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path30) {
-      const ctrl = await callVisitor(key, node, visitor, path30);
+    async function visitAsync_(key, node, visitor, path31) {
+      const ctrl = await callVisitor(key, node, visitor, path31);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path30, ctrl);
-        return visitAsync_(key, ctrl, visitor, path30);
+        replaceNode(key, path31, ctrl);
+        return visitAsync_(key, ctrl, visitor, path31);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path30 = Object.freeze(path30.concat(node));
+          path31 = Object.freeze(path31.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path30);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path31);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -28443,13 +28443,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path30 = Object.freeze(path30.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path30);
+          path31 = Object.freeze(path31.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path31);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path30);
+          const cv = await visitAsync_("value", node.value, visitor, path31);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28476,23 +28476,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path30) {
+    function callVisitor(key, node, visitor, path31) {
       if (typeof visitor === "function")
-        return visitor(key, node, path30);
+        return visitor(key, node, path31);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path30);
+        return visitor.Map?.(key, node, path31);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path30);
+        return visitor.Seq?.(key, node, path31);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path30);
+        return visitor.Pair?.(key, node, path31);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path30);
+        return visitor.Scalar?.(key, node, path31);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path30);
+        return visitor.Alias?.(key, node, path31);
       return void 0;
     }
-    function replaceNode(key, path30, node) {
-      const parent = path30[path30.length - 1];
+    function replaceNode(key, path31, node) {
+      const parent = path31[path31.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -29104,10 +29104,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node3 = require_Node();
-    function collectionFromPath(schema2, path30, value) {
+    function collectionFromPath(schema2, path31, value) {
       let v = value;
-      for (let i2 = path30.length - 1; i2 >= 0; --i2) {
-        const k = path30[i2];
+      for (let i2 = path31.length - 1; i2 >= 0; --i2) {
+        const k = path31[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -29126,7 +29126,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path30) => path30 == null || typeof path30 === "object" && !!path30[Symbol.iterator]().next().done;
+    var isEmptyPath = (path31) => path31 == null || typeof path31 === "object" && !!path31[Symbol.iterator]().next().done;
     var Collection2 = class extends Node3.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -29156,11 +29156,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path30, value) {
-        if (isEmptyPath(path30))
+      addIn(path31, value) {
+        if (isEmptyPath(path31))
           this.add(value);
         else {
-          const [key, ...rest] = path30;
+          const [key, ...rest] = path31;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -29174,8 +29174,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path30) {
-        const [key, ...rest] = path30;
+      deleteIn(path31) {
+        const [key, ...rest] = path31;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -29189,8 +29189,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path30, keepScalar) {
-        const [key, ...rest] = path30;
+      getIn(path31, keepScalar) {
+        const [key, ...rest] = path31;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -29208,8 +29208,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path30) {
-        const [key, ...rest] = path30;
+      hasIn(path31) {
+        const [key, ...rest] = path31;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -29219,8 +29219,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path30, value) {
-        const [key, ...rest] = path30;
+      setIn(path31, value) {
+        const [key, ...rest] = path31;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -31735,9 +31735,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path30, value) {
+      addIn(path31, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path30, value);
+          this.contents.addIn(path31, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -31812,14 +31812,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path30) {
-        if (Collection2.isEmptyPath(path30)) {
+      deleteIn(path31) {
+        if (Collection2.isEmptyPath(path31)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path30) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path31) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -31834,10 +31834,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path30, keepScalar) {
-        if (Collection2.isEmptyPath(path30))
+      getIn(path31, keepScalar) {
+        if (Collection2.isEmptyPath(path31))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path30, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path31, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -31848,10 +31848,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path30) {
-        if (Collection2.isEmptyPath(path30))
+      hasIn(path31) {
+        if (Collection2.isEmptyPath(path31))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path30) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path31) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -31868,13 +31868,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path30, value) {
-        if (Collection2.isEmptyPath(path30)) {
+      setIn(path31, value) {
+        if (Collection2.isEmptyPath(path31)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path30), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path31), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path30, value);
+          this.contents.setIn(path31, value);
         }
       }
       /**
@@ -33835,9 +33835,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path30) => {
+    visit.itemAtPath = (cst, path31) => {
       let item = cst;
-      for (const [field, index] of path30) {
+      for (const [field, index] of path31) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -33846,23 +33846,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path30) => {
-      const parent = visit.itemAtPath(cst, path30.slice(0, -1));
-      const field = path30[path30.length - 1][0];
+    visit.parentCollection = (cst, path31) => {
+      const parent = visit.itemAtPath(cst, path31.slice(0, -1));
+      const field = path31[path31.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path30, item, visitor) {
-      let ctrl = visitor(item, path30);
+    function _visit(path31, item, visitor) {
+      let ctrl = visitor(item, path31);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path30.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path31.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -33873,10 +33873,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path30);
+            ctrl = ctrl(item, path31);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path30) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path31) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -35730,8 +35730,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path30) {
-          var pathArray = getPathArray(path30);
+        paths.forEach(function(path31) {
+          var pathArray = getPathArray(path31);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -35745,14 +35745,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path30, appendMode) {
-      if (!path30) {
+    function addExistingPath(array, path31, appendMode) {
+      if (!path31) {
         return;
       }
       if (appendMode) {
-        array.unshift(path30);
+        array.unshift(path31);
       } else {
-        array.push(path30);
+        array.push(path31);
       }
     }
   }
@@ -36544,7 +36544,7 @@ var require_has_flag = __commonJS({
 var require_supports_colors = __commonJS({
   "node_modules/@colors/colors/lib/system/supports-colors.js"(exports2, module2) {
     "use strict";
-    var os15 = __require("os");
+    var os16 = __require("os");
     var hasFlag = require_has_flag();
     var env = process.env;
     var forceColor = void 0;
@@ -36582,7 +36582,7 @@ var require_supports_colors = __commonJS({
       }
       var min = forceColor ? 1 : 0;
       if (process.platform === "win32") {
-        var osRelease = os15.release().split(".");
+        var osRelease = os16.release().split(".");
         if (Number(process.versions.node.split(".")[0]) >= 8 && Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -38702,15 +38702,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path30 = [graph[toModel].parent, toModel];
+      const path31 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path30.unshift(graph[cur].parent);
+        path31.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path30;
+      fn.conversion = path31;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -38950,7 +38950,7 @@ var require_has_flag2 = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports2, module2) {
     "use strict";
-    var os15 = __require("os");
+    var os16 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag2();
     var { env } = process;
@@ -38998,7 +38998,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os15.release().split(".");
+        const osRelease = os16.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -47536,7 +47536,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path30 = __require("path");
+    var path31 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -47594,7 +47594,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i2 = 0; i2 < numWorkers; i2++) {
-          const worker = new Worker(path30.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path31.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data: data2, error: error2 } = msg;
             if (cmd === "RESULT") {
@@ -56605,11 +56605,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path30) {
-      if (!path30 || typeof path30 !== "string") {
+    function lookup2(path31) {
+      if (!path31 || typeof path31 !== "string") {
         return false;
       }
-      var extension2 = extname2("x." + path30).toLowerCase().substr(1);
+      var extension2 = extname2("x." + path31).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -57749,8 +57749,8 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path30 = __require("path");
-    var http4 = __require("http");
+    var path31 = __require("path");
+    var http5 = __require("http");
     var https2 = __require("https");
     var parseUrl2 = __require("url").parse;
     var fs3 = __require("fs");
@@ -57880,11 +57880,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path30.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path31.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path30.basename(options.filename || value && (value.name || value.path));
+        filename = path31.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn2(value, "httpVersion")) {
-        filename = path30.basename(value.client._httpMessage.path || "");
+        filename = path31.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -58025,7 +58025,7 @@ var require_form_data = __commonJS({
       if (options.protocol === "https:") {
         request2 = https2.request(options);
       } else {
-        request2 = http4.request(options);
+        request2 = http5.request(options);
       }
       this.getLength(function(err, length) {
         if (err && err !== "Unknown stream") {
@@ -58070,15 +58070,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve4, basename: basename4 } = __require("path");
-    var { readFileSync: readFileSync18 } = __require("fs");
+    var { readFileSync: readFileSync19 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error2) {
         try {
-          const path30 = resolve4(string);
-          const data2 = readFileSync18(path30, "utf8");
+          const path31 = resolve4(string);
+          const data2 = readFileSync19(path31, "utf8");
           return JSON.parse(data2);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -58092,14 +58092,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path30 = obj[key] && obj[key].path;
-            if (!path30) {
+            const path31 = obj[key] && obj[key].path;
+            if (!path31) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync18(path30);
+            const buffer = readFileSync19(path31);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename4(path30)
+              filename: basename4(path31)
             }, opts));
             break;
           }
@@ -60420,14 +60420,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path30) {
-      if (typeof path30 === "string") {
+    function safeRequire(path31) {
+      if (typeof path31 === "string") {
         try {
-          return __require(path30);
+          return __require(path31);
         } catch (err) {
         }
       }
-      return path30;
+      return path31;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -62908,7 +62908,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path30 = reqData.path;
+        const path31 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -62919,7 +62919,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path30} HTTP/1.1`
+          `${method} ${path31} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -64965,9 +64965,9 @@ var require_autocannon = __commonJS({
     "use strict";
     var crossArgv = require_cross_argv();
     var fs3 = __require("fs");
-    var os15 = __require("os");
+    var os16 = __require("os");
     var net3 = __require("net");
-    var path30 = __require("path");
+    var path31 = __require("path");
     var URL2 = __require("url").URL;
     var spawn4 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -65082,7 +65082,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs3.readFileSync(path30.join(__dirname, "help.txt"), "utf8");
+        const help = fs3.readFileSync(path31.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -65196,7 +65196,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path30.join(__dirname, "lib/preload"));
+        alterPath.unshift(path31.join(__dirname, "lib/preload"));
         const proc = spawn4(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -65220,7 +65220,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path30.join(os15.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path31.join(os16.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -65498,8 +65498,8 @@ var require_utils4 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path30, { windows } = {}) => {
-      const segs = path30.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path31, { windows } = {}) => {
+      const segs = path31.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -81018,8 +81018,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path30 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path30} does not exist${EOL6}`);
+        const path31 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path31} does not exist${EOL6}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -85313,7 +85313,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path30) => path30.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path31) => path31.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -85474,8 +85474,8 @@ throttling.VERSION = VERSION8;
 throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
-import { existsSync as existsSync13, mkdirSync as mkdirSync6, readFileSync as readFileSync17, writeFileSync as writeFileSync3 } from "node:fs";
-import path29 from "node:path";
+import { existsSync as existsSync15, mkdirSync as mkdirSync6, readFileSync as readFileSync18, writeFileSync as writeFileSync3 } from "node:fs";
+import path30 from "node:path";
 
 // src/checkout/git.ts
 import { execFile, execFileSync } from "node:child_process";
@@ -86232,6 +86232,11 @@ var benchgate_schema_default = {
           $ref: "#/definitions/duration",
           description: "Unmeasured load before each measurement. Default 1s."
         },
+        measure: {
+          enum: ["time", "counts"],
+          title: "time or counts",
+          description: "What the load test is measured in: time (requests/s, the default), or counts (instructions per request, the server under Valgrind's callgrind, its requests sent one at a time; `start` must start node itself). docs/counts.md."
+        },
         budget: {
           $ref: "#/definitions/budget",
           description: "How much requests/s may drop; falls back to the global budget."
@@ -86417,6 +86422,7 @@ function toHttp(raw, index, file) {
     schedule: raw.duration ? "fixed" : "auto",
     warmupMs: raw.warmup ? parseDuration(raw.warmup) : DEFAULTS2.httpWarmupMs,
     budget: raw.budget !== void 0 ? parsePercent(raw.budget) : void 0,
+    measure: raw.measure ?? "time",
     latencyBudget: Object.fromEntries(Object.entries(raw["latency-budget"] ?? {}).map(([stat3, budget]) => [stat3, parseBudget(budget)])),
     where: `${file ? displayPath(file) : CONFIG_FILE}: http[${index}] (${raw.name})`
   });
@@ -86494,9 +86500,9 @@ function position(doc, lines, segments, key) {
 }
 
 // src/gate/run.ts
-import { mkdtempSync as mkdtempSync4, rmSync as rmSync5 } from "node:fs";
-import os13 from "node:os";
-import path24 from "node:path";
+import { mkdtempSync as mkdtempSync4, rmSync as rmSync7 } from "node:fs";
+import os14 from "node:os";
+import path25 from "node:path";
 
 // src/checkout/revisions.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
@@ -86565,11 +86571,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path30, width = 60) {
-  if (path30.length <= width) return path30;
+function formatPath(path31, width = 60) {
+  if (path31.length <= width) return path31;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path30.slice(0, start)}\u2026${path30.slice(path30.length - (keep - start))} (${path30.length} characters)`;
+  return `${path31.slice(0, start)}\u2026${path31.slice(path31.length - (keep - start))} (${path31.length} characters)`;
 }
 
 // src/checkout/install.ts
@@ -87806,7 +87812,7 @@ function runRateLoad(options) {
   let next = 0;
   const started = performance.now();
   const schedule = new Schedule(started, options.rate, options.durationMs);
-  const send = (sentAt) => {
+  const send2 = (sentAt) => {
     const i2 = next++ % requests.length;
     const request2 = requests[i2];
     pending++;
@@ -87873,7 +87879,7 @@ function runRateLoad(options) {
       const now = performance.now();
       for (const due of schedule.due(now)) {
         if (now - due > LATE_MS) late++;
-        send(now);
+        send2(now);
       }
       if (schedule.done) void finish();
       else setTimeout(tick, 1);
@@ -88232,32 +88238,32 @@ function diagnose(base2, head, throughputChange) {
 
 // src/report/http.ts
 function httpDetails(samples, comparison) {
-  const http4 = samples.http;
-  if (!http4 || http4.base.length === 0 || http4.head.length === 0) return void 0;
+  const http5 = samples.http;
+  if (!http5 || http5.base.length === 0 || http5.head.length === 0) return void 0;
   const latency = {};
   for (const stat3 of LATENCY_STATS) {
     const compared = comparison.latency?.[stat3];
     if (!compared) continue;
     const { estimate, low, high, confidence } = compared.change;
     latency[stat3] = {
-      base: median(http4.base.map((r) => r.latency[stat3])),
-      head: median(http4.head.map((r) => r.latency[stat3])),
+      base: median(http5.base.map((r) => r.latency[stat3])),
+      head: median(http5.head.map((r) => r.latency[stat3])),
       change: { estimate, low, high, confidence },
       budget: compared.budget ?? null,
       verdict: compared.verdict ?? null,
       ...compared.regressionP !== void 0 ? { regressionP: compared.regressionP } : {}
     };
   }
-  const base2 = summarizeServer(http4.base);
-  const head = summarizeServer(http4.head);
+  const base2 = summarizeServer(http5.base);
+  const head = summarizeServer(http5.head);
   return {
-    requests: http4.config.requests.map((r) => `${r.method} ${r.path}`),
-    expected: http4.config.requests.map((r) => describeExpected(r.status)),
-    connections: http4.config.connections,
-    durationMs: http4.config.durationMs,
-    warmupMs: http4.config.warmupMs,
+    requests: http5.config.requests.map((r) => `${r.method} ${r.path}`),
+    expected: http5.config.requests.map((r) => describeExpected(r.status)),
+    connections: http5.config.connections,
+    durationMs: http5.config.durationMs,
+    warmupMs: http5.config.warmupMs,
     latency,
-    traffic: { base: sumTraffic(http4.base), head: sumTraffic(http4.head) },
+    traffic: { base: sumTraffic(http5.base), head: sumTraffic(http5.head) },
     server: base2 || head ? { base: base2, head } : {
       base: null,
       head: null,
@@ -88265,16 +88271,16 @@ function httpDetails(samples, comparison) {
     },
     moved: base2 && head ? diagnose(base2, head, comparison.change?.estimate) : [],
     ...cpuDetails(samples, comparison),
-    ...rateDetails(http4),
-    ...duetDetails(http4),
+    ...rateDetails(http5),
+    ...duetDetails(http5),
     ...comparison.gatedOn ? { gatedOn: comparison.gatedOn } : {},
     ...comparison.gatedOn === "cpu" ? { gatedBecause: samples.http?.base.some((r) => r.rate) ? "rate" : samples.requestsNotCost ? "unsaturated" : "spread" } : {},
-    ...http4.schedule ? { schedule: http4.schedule } : {},
-    ...http4.blocks ? { blocks: http4.blocks } : {}
+    ...http5.schedule ? { schedule: http5.schedule } : {},
+    ...http5.blocks ? { blocks: http5.blocks } : {}
   };
 }
-function duetDetails(http4) {
-  const rounds = http4.base.map((r) => r.duet);
+function duetDetails(http5) {
+  const rounds = http5.base.map((r) => r.duet);
   if (rounds.length === 0 || !rounds.every((r) => r !== void 0)) return {};
   const busy = rounds.map((r) => r.coreBusy).filter((x) => x !== void 0);
   return {
@@ -88294,8 +88300,8 @@ function duetLine(duet) {
   const generator = typeof duet.loadGeneratorBusy === "number" && duet.loadGeneratorBusy >= 0.9;
   return `${line}; the shared CPU was not saturated in ${formatFixed(duet.unsaturated, 0)} of ${formatFixed(duet.rounds, 0)} rounds: ${generator ? "the load generator was the bottleneck (its CPU was full)" : "the servers waited (for requests, timers or I/O) rather than competed for the CPU"}, so requests/s compares what the load allowed, not the servers' cost; CPU per request still compares both at one speed`;
 }
-function rateDetails(http4) {
-  const rounds = { base: http4.base.map((r) => r.rate), head: http4.head.map((r) => r.rate) };
+function rateDetails(http5) {
+  const rounds = { base: http5.base.map((r) => r.rate), head: http5.head.map((r) => r.rate) };
   if (![...rounds.base, ...rounds.head].every((r) => r !== void 0) || rounds.base.length === 0) return {};
   const side2 = (rates) => ({
     reached: median(rates.map((r) => r.reached)),
@@ -88310,7 +88316,7 @@ function rateDetails(http4) {
   return {
     rate: {
       asked: rounds.base[0].asked,
-      auto: http4.config.rate === "auto",
+      auto: http5.config.rate === "auto",
       base: side2(rounds.base),
       head: side2(rounds.head),
       behind,
@@ -88319,7 +88325,7 @@ function rateDetails(http4) {
   };
 }
 function cpuDetails(samples, comparison) {
-  const http4 = samples.http;
+  const http5 = samples.http;
   const ratios = samples.cpu ?? [];
   const summary2 = (rounds2) => {
     const cpu = rounds2.map((r) => r.cpuPerRequest);
@@ -88333,9 +88339,9 @@ function cpuDetails(samples, comparison) {
       ...counted ? { instructions: median(cpu.map((c) => c.instructions)) } : {}
     };
   };
-  const base2 = summary2(http4.base);
-  const head = summary2(http4.head);
-  if (!base2 || !head || ratios.length !== http4.base.length || !ratios.every(Number.isFinite))
+  const base2 = summary2(http5.base);
+  const head = summary2(http5.head);
+  if (!base2 || !head || ratios.length !== http5.base.length || !ratios.every(Number.isFinite))
     return {
       cpu: null,
       cpuNote: "the servers' CPU per request was not read: it needs Linux's /proc/<pid>/task/<tid>/schedstat and a server process of the load test's own (started with `node \u2026`, or a simple command)"
@@ -88422,10 +88428,10 @@ function runVerdict(benchmarks) {
   if (benchmarks.some((b) => b.verdict === "regression")) return "fail";
   return "pass";
 }
-function toReportBenchmark(comparison, http4) {
+function toReportBenchmark(comparison, http5) {
   const { change } = comparison;
-  const behind = http4?.rate?.behind.length ? rateLine(http4.rate) : void 0;
-  const unsaturated = http4?.duet?.unsaturated ? duetLine(http4.duet) : void 0;
+  const behind = http5?.rate?.behind.length ? rateLine(http5.rate) : void 0;
+  const unsaturated = http5?.duet?.unsaturated ? duetLine(http5.duet) : void 0;
   const columns = agreeingColumns(comparison);
   const warning3 = [openWhy(comparison), resolutionWarning(comparison), behind, unsaturated, columns.note].filter((part) => Boolean(part)).map((part) => part.replace(/\.$/, "")).join("; ") || void 0;
   const groups2 = comparison.groups;
@@ -88448,7 +88454,7 @@ function toReportBenchmark(comparison, http4) {
     ...comparison.coarse ? { coarse: true } : {},
     ...comparison.note ? { note: comparison.note } : {},
     ...warning3 ? { warning: warning3 } : {},
-    ...http4 ? { http: http4 } : {},
+    ...http5 ? { http: http5 } : {},
     ...comparison.error ? { error: comparison.error } : {}
   };
 }
@@ -88737,7 +88743,7 @@ var ServerProcess = class _ServerProcess {
     );
   }
   static spawn(options, port) {
-    const probe = runsNode(options.command);
+    const probe = options.probe ?? runsNode(options.command);
     const socket = probe ? path13.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
     const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
@@ -96316,7 +96322,7 @@ function splitCpus(cores, duet = false) {
 
 // src/gate/explain.ts
 var MAX_PROFILED = 10;
-async function explainStage(run, judged2, micro, http4) {
+async function explainStage(run, judged2, micro, http5) {
   const { options, config, tree } = run;
   const mode = options.profile ?? "regressions";
   const targets = judged2.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
@@ -96326,7 +96332,7 @@ async function explainStage(run, judged2, micro, http4) {
     mkdirSync4(dir, { recursive: true });
     writeFileSync(path16.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
   }
-  const warmups = new Map(http4?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
+  const warmups = new Map(http5?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
   const common = {
     base: tree.base,
     head: tree.head,
@@ -96342,7 +96348,7 @@ async function explainStage(run, judged2, micro, http4) {
   };
   const explanations = await explain({ ...common, targets: targets.filter((t) => t.kind !== "http") });
   const loads = targets.filter((t) => t.kind === "http");
-  const pinning = http4?.mode === "duet" && loads.length ? pinLoadGenerator(options.log, true) : void 0;
+  const pinning = http5?.mode === "duet" && loads.length ? pinLoadGenerator(options.log, true) : void 0;
   const duet = (id) => {
     const declared = config.http.find((b) => b.id === id);
     return pinning?.sharedCpu !== void 0 && declared ? { serverPrefix: pinning.serverPrefix, warmupMs: warmups.get(id) ?? declared.warmupMs } : void 0;
@@ -96565,6 +96571,235 @@ function seedOrder(items, seed) {
   return out;
 }
 
+// src/measure/counts/server.ts
+import { existsSync as existsSync9, rmSync as rmSync5 } from "node:fs";
+import http4 from "node:http";
+import os12 from "node:os";
+import path18 from "node:path";
+
+// src/measure/counts/task.ts
+import { existsSync as existsSync8, readFileSync as readFileSync11, rmSync as rmSync4 } from "node:fs";
+var BLOCK_INSTRUCTIONS = 1e6;
+var MEASURED_BLOCKS = 7;
+var STEADY_RUN = 2;
+var STEADY_TOLERANCE = 5e-3;
+var MAX_WARMUP_BLOCKS = 60;
+var MAX_BLOCK_CALLS = 1 << 24;
+var CALL_BLOCKS = {
+  blockInstructions: BLOCK_INSTRUCTIONS,
+  maxWarmupBlocks: MAX_WARMUP_BLOCKS,
+  minBatch: 1,
+  tolerance: STEADY_TOLERANCE
+};
+function readDump(file) {
+  let text2;
+  try {
+    text2 = readFileSync11(file, "utf8");
+  } catch {
+    throw new Error(
+      `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`
+    );
+  }
+  rmSync4(file, { force: true });
+  const totals = /^(?:totals|summary):\s+(\d+)/m.exec(text2);
+  if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
+  return Number(totals[1]);
+}
+async function countTask(loop, counter2, sizes = CALL_BLOCKS) {
+  const blocks = (count3, calls) => counter2.blocks(count3, () => loop(calls));
+  const empty3 = async () => Math.min(...await blocks(3, 0));
+  let overhead = await empty3();
+  let batch = sizes.minBatch;
+  for (; ; ) {
+    const spent = Math.min(...await blocks(2, batch)) - overhead;
+    if (spent >= sizes.blockInstructions || batch >= MAX_BLOCK_CALLS) break;
+    const wanted = spent > 0 ? batch * sizes.blockInstructions / spent : batch * 64;
+    batch = Math.min(MAX_BLOCK_CALLS, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
+  }
+  const perCall = [];
+  let steady = false;
+  while (perCall.length < sizes.maxWarmupBlocks) {
+    perCall.push(...(await blocks(STEADY_RUN, batch)).map((spent) => (spent - overhead) / batch));
+    if (perCall.length >= 2 * STEADY_RUN) {
+      const last = Math.min(...perCall.slice(-STEADY_RUN));
+      const before = Math.min(...perCall.slice(-2 * STEADY_RUN, -STEADY_RUN));
+      if (Math.abs(last - before) <= sizes.tolerance * before) {
+        steady = true;
+        break;
+      }
+    }
+  }
+  overhead = await empty3();
+  const measured = (await blocks(MEASURED_BLOCKS, batch)).map((spent) => (spent - overhead) / batch);
+  return {
+    instructions: median(measured),
+    floor: Math.min(...measured),
+    window: measured.reduce((sum3, x) => sum3 + x, 0) / measured.length,
+    calls: batch * MEASURED_BLOCKS,
+    batch,
+    warmupBlocks: perCall.length,
+    steady
+  };
+}
+
+// src/measure/counts/server.ts
+var REQUEST_BLOCKS = { blockInstructions: 2e7, maxWarmupBlocks: 48, minBatch: 256, tolerance: 0.01 };
+var READY_UNDER_CALLGRIND_MS = 18e4;
+var REQUEST_TIMEOUT_MS = 12e4;
+var SERVER_FLAGS = ["--no-memory-reducer"];
+function callgrindCommand(benchmark, valgrind, dumpPrefix, seed) {
+  const parts = /^(\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)((?:\S*\/)?node)(?=\s|$)(.*)$/s.exec(benchmark.start);
+  if (!runsNode(benchmark.start) || !parts || /^\s*taskset\b/.test(benchmark.start))
+    throw new UserError(
+      `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' does not start node itself: write the command that starts it (as 'node server.js'), or measure this load test in time (measure: time).`
+    );
+  const [, env, node, rest] = parts;
+  const args = [...callgrindArgs(dumpPrefix, seed, node), ...SERVER_FLAGS].map(shellWord);
+  return `${env}${shellWord(valgrind)} ${args.join(" ")}${rest}`;
+}
+function shellWord(word) {
+  return /^[\w./=,:@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+async function countServer(plan) {
+  const { benchmark, revision } = plan;
+  const server = await ServerProcess.start({
+    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed),
+    cwd: revision.root,
+    readyPath: benchmark.ready,
+    readyTimeoutMs: Math.max(benchmark.readyTimeoutMs, READY_UNDER_CALLGRIND_MS),
+    probePath: plan.probePath,
+    socketDir: plan.socketDir,
+    label: `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)}) under callgrind`,
+    probe: true
+  });
+  const agent = new http4.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const counter2 = new ServerCounter(server, plan.dumpPrefix);
+    await counter2.hello();
+    const cycle = async (n) => {
+      for (let i2 = 0; i2 < n; i2++) for (const request2 of benchmark.requests) await send(server.port, agent, request2, server);
+    };
+    await cycle(1);
+    const figures = await countTask(cycle, counter2, REQUEST_BLOCKS);
+    const perRequest2 = (x) => x / benchmark.requests.length;
+    return {
+      ...figures,
+      instructions: perRequest2(figures.instructions),
+      floor: perRequest2(figures.floor),
+      window: perRequest2(figures.window),
+      calls: figures.calls * benchmark.requests.length
+    };
+  } finally {
+    agent.destroy();
+    await server.stop();
+  }
+}
+var ServerCounter = class {
+  constructor(server, prefix) {
+    this.server = server;
+    this.prefix = prefix;
+  }
+  server;
+  prefix;
+  dumps = 0;
+  /** The probe must answer: without it no mark is made, and nothing could be counted. */
+  async hello() {
+    const reply = await this.server.probe("hello", 6e4);
+    if (!reply?.ok)
+      throw new Error(`${this.server.label}: benchgate's probe did not load in the server (NODE_OPTIONS must reach its node)`);
+  }
+  async mark(young = false) {
+    const reply = await this.server.probe(young ? "mark young" : "mark", REQUEST_TIMEOUT_MS);
+    this.server.checkAlive("while counted");
+    if (!reply?.ok) throw new Error(`${this.server.label}: the probe did not mark a block`);
+    return ++this.dumps;
+  }
+  async blocks(count3, run) {
+    const first = await this.mark(true);
+    for (let k = 0; k < count3; k++) {
+      await run();
+      await this.mark();
+    }
+    rmSync5(`${this.prefix}.${first}`, { force: true });
+    if (existsSync9(`${this.prefix}.${this.dumps + 1}`))
+      throw new Error("the server calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
+    return Array.from({ length: count3 }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`));
+  }
+};
+function send(port, agent, request2, server) {
+  return new Promise((resolve4, reject) => {
+    const label2 = `${request2.method} ${formatPath(request2.path)}`;
+    const outgoing = http4.request(
+      { host: "127.0.0.1", port, method: request2.method, path: request2.path, headers: request2.headers, agent, timeout: REQUEST_TIMEOUT_MS },
+      (response) => {
+        response.resume();
+        response.on("error", reject);
+        response.on("end", () => {
+          const status = response.statusCode ?? 0;
+          if (expectsStatus(request2.status, status)) resolve4();
+          else reject(new Error(`${server.label} answered ${label2} with ${status} (expected ${describeExpected(request2.status)})`));
+        });
+      }
+    );
+    outgoing.on(
+      "timeout",
+      () => outgoing.destroy(new Error(`${server.label} did not answer ${label2} within ${REQUEST_TIMEOUT_MS / 1e3}s`))
+    );
+    outgoing.on("error", (error2) => {
+      try {
+        server.checkAlive(`answering ${label2}`);
+        reject(error2);
+      } catch (crashed) {
+        reject(crashed instanceof Error ? crashed : new Error(String(crashed)));
+      }
+    });
+    outgoing.end(request2.body);
+  });
+}
+async function countServers(plan) {
+  const now = plan.now ?? Date.now;
+  const count3 = plan.count ?? countServer;
+  const jobs = plan.benchmarks.flatMap(
+    (benchmark) => plan.seeds.flatMap((seed) => [plan.base, plan.head].map((revision) => ({ benchmark, seed, revision })))
+  );
+  const results = /* @__PURE__ */ new Map();
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const index = next++;
+      const job = jobs[index];
+      const failedBefore = jobs.slice(0, index).some((j) => j.benchmark === job.benchmark && results.get(j) instanceof Error);
+      if (failedBefore || plan.deadline !== void 0 && now() > plan.deadline) {
+        results.set(job, "skipped");
+        continue;
+      }
+      plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} (a server under callgrind)`);
+      const dumpPrefix = path18.join(plan.socketDir, `callgrind-server.${index}`);
+      try {
+        results.set(job, await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix }));
+      } catch (error2) {
+        results.set(job, error2 instanceof Error ? error2 : new Error(String(error2)));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.parallel ?? os12.availableParallelism(), jobs.length)) }, worker));
+  return plan.benchmarks.map((benchmark) => {
+    const own = jobs.filter((job) => job.benchmark === benchmark);
+    const processes = own.filter((job) => results.get(job) !== "skipped").length;
+    const failure = own.map((job) => results.get(job)).find((r) => r instanceof Error);
+    if (failure) return { benchmark, base: void 0, head: void 0, seeds: [], error: messageOf(failure), processes };
+    const counted = (seed, revision) => results.get(own.find((j) => j.seed === seed && j.revision === revision));
+    const seeds = plan.seeds.filter((seed) => counted(seed, plan.base) !== "skipped" && counted(seed, plan.head) !== "skipped");
+    const side2 = (revision) => {
+      const figures = seeds.map((seed) => counted(seed, revision));
+      return { instructions: figures.map((f) => f.instructions), unsteady: seeds.filter((_, i2) => !figures[i2].steady) };
+    };
+    if (!seeds.length)
+      return { benchmark, base: void 0, head: void 0, seeds, processes, error: "the time limit started no seed at both revisions" };
+    return { benchmark, base: side2(plan.base), head: side2(plan.head), seeds, processes };
+  });
+}
+
 // src/stats/counts.ts
 var import_stats_base_dists_t_quantile = __toESM(require_lib134(), 1);
 var import_stats_base_dists_t_cdf = __toESM(require_lib135(), 1);
@@ -96676,6 +96911,38 @@ function callgrind(install, log2) {
     return findCallgrind();
   }
 }
+async function httpCountsStage(run, tests, otherFigures, startedAt = run.started) {
+  const { config, options } = run;
+  const valgrind = callgrind(options.installCallgrind, options.log);
+  const seeds = Array.from({ length: config.micro.seeds }, (_, i2) => i2 + 1);
+  options.log(
+    `counts: instructions per request under ${valgrind.version}'s callgrind for ${tests.map((t) => t.id).join(", ")}: ${seeds.length} seed(s) per revision, a server each, its requests sent one at a time`
+  );
+  const started = run.now();
+  const counted = await countServers({
+    base: run.tree.base,
+    head: run.tree.head,
+    benchmarks: tests,
+    seeds,
+    valgrind: valgrind.path,
+    probePath: options.probePath,
+    socketDir: run.socketDir,
+    deadline: startedAt + config.timeLimitMs,
+    now: run.now,
+    log: options.log
+  });
+  const durationMs = run.now() - started;
+  const processes = counted.reduce((sum3, c) => sum3 + c.processes, 0);
+  options.log(`counts: ${processes} servers in ${formatDuration(durationMs)}`);
+  const figures = counted.filter((c) => !c.error).length + otherFigures;
+  const level = 1 - 2 * (1 - config.confidence) / Math.max(1, figures);
+  const benchmarks = counted.map((c) => {
+    const row = { id: c.benchmark.id, file: "", base: c.base, head: c.head, ...c.error ? { error: c.error } : {} };
+    return { ...judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds), kind: "http", file: null };
+  });
+  const allSeeds = [...new Set(counted.flatMap((c) => c.seeds))].sort((a, b) => a - b);
+  return { benchmarks, info: { seeds: allSeeds, processes, durationMs, valgrind: valgrind.version }, figures, level };
+}
 function judged(b, budget, level, seeds) {
   if (b.error) return failed(b.id, b.file, b.error);
   const side2 = (of) => of ? { instructions: of.instructions.reduce((sum3, x) => sum3 + x, 0) / of.instructions.length, seeds: of.instructions } : null;
@@ -96775,27 +97042,27 @@ import { createRequire } from "module";
 import { basename as basename3, dirname as dirname3, normalize, relative as relative2, resolve as resolve2, sep as sep4 } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path30) {
-  let normalized = normalize(path30);
+function cleanPath(path31) {
+  let normalized = normalize(path31);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep4) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path30, separator) {
-  return path30.replace(SLASHES_REGEX, separator);
+function convertSlashes(path31, separator) {
+  return path31.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path30) {
-  return path30 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path30);
+function isRootDirectory(path31) {
+  return path31 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path31);
 }
-function normalizePath(path30, options) {
+function normalizePath(path31, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path30.includes("/") || path30.startsWith(".");
-  if (resolvePaths) path30 = resolve2(path30);
-  if (normalizePath$1 || pathNeedsCleaning) path30 = cleanPath(path30);
-  if (path30 === ".") return "";
-  const needsSeperator = path30[path30.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path30 + pathSeparator : path30, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path31.includes("/") || path31.startsWith(".");
+  if (resolvePaths) path31 = resolve2(path31);
+  if (normalizePath$1 || pathNeedsCleaning) path31 = cleanPath(path31);
+  if (path31 === ".") return "";
+  const needsSeperator = path31[path31.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path31 + pathSeparator : path31, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -96832,8 +97099,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path30 = directoryPath || ".";
-  if (filters.every((filter) => filter(path30, true))) paths.push(path30);
+  const path31 = directoryPath || ".";
+  if (filters.every((filter) => filter(path31, true))) paths.push(path31);
 };
 var empty$2 = () => {
 };
@@ -96885,26 +97152,26 @@ var empty2 = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty2;
 }
-var resolveSymlinksAsync = function(path30, state, callback$1) {
+var resolveSymlinksAsync = function(path31, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path30, (error2, resolvedPath) => {
+  fs3.realpath(path31, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
     fs3.stat(resolvedPath, (error$1, stat3) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat3.isDirectory() && isRecursive(path30, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat3.isDirectory() && isRecursive(path31, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat3, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path30, state, callback$1) {
+var resolveSymlinks = function(path31, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path30);
+    const resolvedPath = fs3.realpathSync(path31);
     const stat3 = fs3.statSync(resolvedPath);
-    if (stat3.isDirectory() && isRecursive(path30, resolvedPath, state)) return;
+    if (stat3.isDirectory() && isRecursive(path31, resolvedPath, state)) return;
     callback$1(stat3, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -96914,9 +97181,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path30, resolved, state) {
+function isRecursive(path31, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname3(path30);
+  let parent = dirname3(path31);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -96924,7 +97191,7 @@ function isRecursive(path30, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname3(parent);
   }
-  state.symlinks.set(path30, resolved);
+  state.symlinks.set(path31, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -97096,19 +97363,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path30 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path30)) continue;
-        this.pushDirectory(path30, paths, filters);
-        this.walkDirectory(this.state, path30, path30, depth - 1, this.walk);
+        let path31 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path31)) continue;
+        this.pushDirectory(path31, paths, filters);
+        this.walkDirectory(this.state, path31, path31, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path30 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path30, this.state, (stat3, resolvedPath) => {
+        let path31 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path31, this.state, (stat3, resolvedPath) => {
           if (stat3.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path30 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path30 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path31 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path31 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path30;
+            resolvedPath = useRealPaths ? resolvedPath : path31;
             const filename = basename3(resolvedPath);
             const directoryPath$1 = normalizePath(dirname3(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -97274,7 +97541,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path30) => isMatch(path30));
+    this.options.filters.push((path31) => isMatch(path31));
     return this;
   }
 };
@@ -97349,19 +97616,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path30) {
-  return path30.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path31) {
+  return path31.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path30) {
+function splitPattern(path31) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path30, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path30];
+  const result = import_picomatch2.default.scan(path31, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path31];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path30) => path30.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path30) => path30.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path31) => path31.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path31) => path31.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -97468,13 +97735,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path30 = format(p, isDirectory2);
-      const matches = matcher(path30) && !ignore2(path30);
-      if (matches) log(`matched ${path30}`);
+      const path31 = format(p, isDirectory2);
+      const matches = matcher(path31) && !ignore2(path31);
+      if (matches) log(`matched ${path31}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path30 = format(p, isDirectory2);
-      return matcher(path30) && !ignore2(path30);
+      const path31 = format(p, isDirectory2);
+      return matcher(path31) && !ignore2(path31);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -97563,8 +97830,8 @@ function exactFile(file) {
 }
 
 // src/measure/micro/inventory.ts
-import { existsSync as existsSync8 } from "node:fs";
-import path18 from "node:path";
+import { existsSync as existsSync10 } from "node:fs";
+import path19 from "node:path";
 async function loadInventory(sides, options) {
   return Promise.all(
     sides.map(async ({ revision, files }) => {
@@ -97599,9 +97866,9 @@ function installCommand(revision, install) {
   return typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
 }
 function packageFound(root, file, name2) {
-  for (let dir = path18.dirname(path18.join(root, file)); ; dir = path18.dirname(dir)) {
-    if (existsSync8(path18.join(dir, "node_modules", name2))) return true;
-    if (dir === root || path18.dirname(dir) === dir || !dir.startsWith(root)) return false;
+  for (let dir = path19.dirname(path19.join(root, file)); ; dir = path19.dirname(dir)) {
+    if (existsSync10(path19.join(dir, "node_modules", name2))) return true;
+    if (dir === root || path19.dirname(dir) === dir || !dir.startsWith(root)) return false;
   }
 }
 function describeRevision(revision) {
@@ -98456,12 +98723,12 @@ function processLevels(opsPerSec) {
 }
 
 // src/gate/judge.ts
-function judge(run, micro, http4) {
+function judge(run, micro, http5) {
   const { analyzeOptions, rule, familyFigures } = run.plan;
-  const samples = [...micro?.benchmarks ?? [], ...http4?.benchmarks ?? []];
+  const samples = [...micro?.benchmarks ?? [], ...http5?.benchmarks ?? []];
   const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
   const firstLook = (benchmark) => {
-    const measured = (benchmark.http ? http4 : micro) ?? { durationMs: 0, rounds: 0, plannedRounds: run.firstLook.rounds };
+    const measured = (benchmark.http ? http5 : micro) ?? { durationMs: 0, rounds: 0, plannedRounds: run.firstLook.rounds };
     return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? "http" : "micro", measured, run) };
   };
   const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
@@ -98478,7 +98745,7 @@ function withRoundLevels(benchmark, samples) {
 }
 
 // src/measure/micro/schedule.ts
-import os12 from "node:os";
+import os13 from "node:os";
 
 // src/measure/micro/allocate.ts
 var PILOT_ROUNDS2 = 3;
@@ -98669,7 +98936,7 @@ async function measureMicro(plan) {
   const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
   const runOne = async (round4, unmeasured, into) => {
     const cpuBefore = sampleCpu();
-    const load1 = os12.loadavg()[0] ?? 0;
+    const load1 = os13.loadavg()[0] ?? 0;
     const taskTimes = allocation?.taskTimeMs;
     const outcomes = [];
     const skipNow = new Set(skip);
@@ -99004,14 +99271,14 @@ function microProcesses(run, files) {
 }
 
 // src/measure/native/flags.ts
-import { readFileSync as readFileSync11 } from "node:fs";
-import path19 from "node:path";
+import { readFileSync as readFileSync12 } from "node:fs";
+import path20 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync11(path19.join(root, "package.json"), "utf8");
+    const text2 = readFileSync12(path20.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -99021,7 +99288,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path19.posix.normalize(file);
+  const target = path20.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -99038,13 +99305,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path19.posix.normalize(script) !== target) return void 0;
+  if (!script || path20.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync13, rmSync as rmSync4, statSync as statSync5 } from "node:fs";
-import path22 from "node:path";
+import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync14, rmSync as rmSync6, statSync as statSync5 } from "node:fs";
+import path23 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
 // src/measure/native/figures.ts
@@ -99127,16 +99394,16 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path21 from "node:path";
+import path22 from "node:path";
 
 // src/util/manifest.ts
-import { readFileSync as readFileSync12 } from "node:fs";
-import path20 from "node:path";
+import { readFileSync as readFileSync13 } from "node:fs";
+import path21 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path20.dirname(file); dir !== path20.dirname(dir); dir = path20.dirname(dir)) {
+  for (let dir = path21.dirname(file); dir !== path21.dirname(dir); dir = path21.dirname(dir)) {
     let manifest2;
     try {
-      manifest2 = JSON.parse(readFileSync12(path20.join(dir, "package.json"), "utf8"));
+      manifest2 = JSON.parse(readFileSync13(path21.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -99150,14 +99417,14 @@ function nearestManifest(file, accept) {
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path21.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path22.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
   const found = nearestManifest(entry, (manifest2) => manifest2.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path21.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path22.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -99169,7 +99436,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path21.resolve(root, file));
+  const wanted = real(path22.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -99197,7 +99464,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path21.sep).join("/");
+  const own = file.split(path22.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at2 = fullName.indexOf(" > ");
@@ -99207,7 +99474,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path21.resolve(file);
+    return path22.resolve(file);
   }
 }
 
@@ -99216,12 +99483,12 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync3(path22.join(options.tempDir, "native-"));
+  const dir = mkdtempSync3(path23.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path22.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path23.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
-    rmSync4(dir, { recursive: true, force: true });
+    rmSync6(dir, { recursive: true, force: true });
     const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
     return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
   }
@@ -99243,7 +99510,7 @@ function runNative(options) {
       watch.stop();
       killGroup(child2);
       const figures = read(problem === void 0);
-      rmSync4(dir, { recursive: true, force: true });
+      rmSync6(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join("; ");
       resolve4({
         revision: options.revision,
@@ -99277,7 +99544,7 @@ function readCapped(file, what) {
     return {};
   }
   if (size > MAX_FIGURES_BYTES) return { problem: `its ${what} grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
-  return { text: readFileSync13(file, "utf8") };
+  return { text: readFileSync14(file, "utf8") };
 }
 function readFigures(file) {
   const { text: text2, problem } = readCapped(file, "figures file");
@@ -99577,8 +99844,8 @@ async function nativeStage(run, files, inventory, judged2) {
 }
 
 // src/gate/policy.ts
-import { existsSync as existsSync9 } from "node:fs";
-import path23 from "node:path";
+import { existsSync as existsSync11 } from "node:fs";
+import path24 from "node:path";
 
 // src/config/policy.ts
 function policyOf(config) {
@@ -99598,6 +99865,7 @@ function policyOf(config) {
   for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
   for (const test of config.http) {
     if (test.budget !== void 0) settings.set(`http "${test.name}" budget`, formatBudget(test.budget));
+    if (test.measure !== "time") settings.set(`http "${test.name}" measure`, test.measure);
     for (const [stat3, budget] of Object.entries(test.latencyBudget))
       settings.set(`http "${test.name}" latency-budget ${stat3}`, formatBudget(budget));
   }
@@ -99628,17 +99896,23 @@ function withPolicyOf(head, base2) {
       seeds: base2.micro.seeds
     }),
     http: head.http.map(
-      (test) => Object.freeze({ ...test, budget: baseTests.get(test.id)?.budget, latencyBudget: baseTests.get(test.id)?.latencyBudget ?? {} })
+      (test) => Object.freeze({
+        ...test,
+        budget: baseTests.get(test.id)?.budget,
+        latencyBudget: baseTests.get(test.id)?.latencyBudget ?? {},
+        // Counted or timed as base says: a load test new at head is timed, as the default.
+        measure: baseTests.get(test.id)?.measure ?? "time"
+      })
     )
   });
 }
 
 // src/gate/policy.ts
 function choosePolicy(own, tree, options) {
-  const file = path23.relative(options.cwd, path23.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path23.join(tree.base.root, file);
-  const outside = tree.base.worktree !== void 0 && path23.relative(tree.base.worktree, atBase).startsWith("..");
-  const base2 = outside ? own : existsSync9(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const file = path24.relative(options.cwd, path24.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path24.join(tree.base.root, file);
+  const outside = tree.base.worktree !== void 0 && path24.relative(tree.base.worktree, atBase).startsWith("..");
+  const base2 = outside ? own : existsSync11(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base2, own);
   const config = withOverrides(from === "base" ? withPolicyOf(own, base2) : own, options.overrides);
@@ -99650,9 +99924,9 @@ function choosePolicy(own, tree, options) {
 }
 
 // src/gate/run-info.ts
-function runInfo(run, micro, http4, judged2, profile) {
+function runInfo(run, micro, http5, judged2, profile) {
   const { config, plan } = run;
-  const conditions = [...micro?.conditions ?? [], ...http4?.conditions ?? []];
+  const conditions = [...micro?.conditions ?? [], ...http5?.conditions ?? []];
   const spiked = spikedRounds(conditions);
   return {
     rounds: micro?.rounds ?? 0,
@@ -99663,19 +99937,19 @@ function runInfo(run, micro, http4, judged2, profile) {
       confirmRounds: micro.confirmRounds ?? 0,
       ...micro.processes ? { processes: micro.processes } : {}
     } : {},
-    ...http4 ? {
-      httpRounds: http4.rounds,
-      httpMode: http4.mode ?? config.httpMode,
-      ...http4.confirmRounds ? { httpConfirmRounds: http4.confirmRounds } : {},
-      ...http4.cpus ? { httpCpus: http4.cpus } : {}
+    ...http5 ? {
+      httpRounds: http5.rounds,
+      httpMode: http5.mode ?? config.httpMode,
+      ...http5.confirmRounds ? { httpConfirmRounds: http5.confirmRounds } : {},
+      ...http5.cpus ? { httpCpus: http5.cpus } : {}
     } : {},
-    limited: Boolean(micro?.limited || http4?.limited),
+    limited: Boolean(micro?.limited || http5?.limited),
     isolation: config.micro.isolation,
     confidence: config.confidence,
     intervalConfidence: judged2.intervalLevel,
     figures: judged2.figures,
     timeLimitMs: config.timeLimitMs,
-    measureMs: (micro?.durationMs ?? 0) + (http4?.durationMs ?? 0),
+    measureMs: (micro?.durationMs ?? 0) + (http5?.durationMs ?? 0),
     totalMs: run.now() - run.begun,
     ...profile ? { profile } : {},
     conditions: {
@@ -99718,16 +99992,16 @@ function assignShards(units, count3) {
   }
   return shards.map((shard) => shard.keys.sort());
 }
-function planSuite(census, http4, costs, count3) {
+function planSuite(census, http5, costs, count3) {
   const units = [
     ...census.map((f) => ({ key: f.file, cost: Math.max(1, f.base?.length ?? 0, f.head?.length ?? 0) * costs.taskTimeMs })),
-    ...http4.map((b) => ({ key: b.id, cost: costs.httpRoundMs(b) }))
+    ...http5.map((b) => ({ key: b.id, cost: costs.httpRoundMs(b) }))
   ];
   const compared = census.reduce((sum3, f) => sum3 + (f.base && f.head ? f.base.filter((task) => f.head.includes(task)).length : 0), 0);
   return {
     units: units.map((u) => u.key).sort(),
     shards: assignShards(units, count3),
-    familySize: compared + costs.httpFigures(http4)
+    familySize: compared + costs.httpFigures(http5)
   };
 }
 
@@ -99793,10 +100067,12 @@ function formatResolvable(benchmark) {
 var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
 var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base moved by the change";
 var COUNTS_LEGEND = "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
+var SERVER_COUNTS_LEGEND = "counted load tests: instructions per request, the server's threads together, its requests sent one at a time under callgrind";
 function columnsLegend(benchmarks) {
   const counted = benchmarks.some((b) => b.counts);
   const timed = benchmarks.some((b) => !b.counts);
-  return [...timed ? [COLUMNS_LEGEND] : [], ...counted ? [COUNTS_LEGEND] : []].join(". ");
+  const servers = benchmarks.some((b) => b.counts && b.kind === "http");
+  return [...timed ? [COLUMNS_LEGEND] : [], ...counted ? [COUNTS_LEGEND] : [], ...servers ? [SERVER_COUNTS_LEGEND] : []].join(". ");
 }
 function verdictWord(verdict) {
   return verdict === "within-budget" ? "within budget" : verdict;
@@ -99955,16 +100231,21 @@ async function runGate(options) {
       known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
     }
   });
-  const socketDir = mkdtempSync4(path24.join(os13.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync5(socketDir, { recursive: true, force: true });
+  const socketDir = mkdtempSync4(path25.join(os14.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync7(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
-  const loadBefore = os13.loadavg();
+  const loadBefore = os14.loadavg();
   try {
     const { config, policy } = known.chosen;
     const loaded = known.found ? await checkBenchFiles({ config, tree, options }, known.found) : void 0;
     const found = loaded?.files;
     const inventory = loaded?.inventory ?? [];
-    const part = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
+    const whole = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
+    const countedHttp = whole.config.http.filter((test) => test.measure === "counts");
+    const part = {
+      ...whole,
+      config: Object.freeze({ ...whole.config, http: whole.config.http.filter((test) => test.measure !== "counts") })
+    };
     const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
     const firstLook = planFirstLook(part.config, plan, inventory, part.files);
     if (!options.untilTimeLimit && part.config.micro.measure !== "counts") warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
@@ -99985,18 +100266,20 @@ async function runGate(options) {
     const counting = measure !== "time";
     const countsGate = measure === "counts" || measure === "both" && gate === "counts";
     const micro = files && measure !== "counts" ? await measureMicroStage(run, files) : void 0;
-    const http4 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
+    const http5 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
     const countsFrom = measure === "both" ? now() : run.started;
-    const counted = files && counting ? await countsStage(run, files, http4 ? plannedFigures(run.config.http) : 0, countsFrom) : void 0;
-    const timed = judge(run, micro, http4);
-    const judged2 = counted ? joinCounted(timed, counted, run.config.micro, http4 !== void 0) : timed;
+    const counted = files && counting ? await countsStage(run, files, http5 ? plannedFigures(run.config.http) : 0, countsFrom) : void 0;
+    const timed = judge(run, micro, http5);
+    const judged2 = counted ? joinCounted(timed, counted, run.config.micro, http5 !== void 0) : timed;
     const measureEnded = now();
-    const explained = await explainStage(run, judged2.benchmarks, micro, http4);
+    const explained = await explainStage(run, judged2.benchmarks, micro, http5);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;
     const checked = native?.benchmarks ?? explained.benchmarks;
     if (options.soloCheck && countsGate) options.log("solo check: skipped, the micro-benchmarks were counted, not timed");
     const solo = options.soloCheck && files && !countsGate ? await soloStage(run, files, checked, options.soloCheck.processes) : void 0;
-    const benchmarks = (solo?.benchmarks ?? checked).map(withAnswer);
+    const servers = countedHttp.length ? await httpCountsStage(run, countedHttp, judged2.benchmarks.filter((b) => b.change).length, now()) : void 0;
+    const benchmarks = [...solo?.benchmarks ?? checked, ...servers?.benchmarks ?? []].map(withAnswer);
+    const countsInfo = mergeCountsInfo(counted?.info, servers?.info);
     return {
       version: REPORT_VERSION,
       tool: { name: "benchgate", version: options.toolVersion },
@@ -100006,10 +100289,10 @@ async function runGate(options) {
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
       benchmarks,
       run: {
-        ...runInfo(run, micro, http4, judged2, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
-        ...counted ? { counts: counted.info, measureMs: (micro?.durationMs ?? 0) + (http4?.durationMs ?? 0) + counted.info.durationMs } : {}
+        ...runInfo(run, micro, http5, judged2, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
+        ...countsInfo ? { counts: countsInfo, measureMs: (micro?.durationMs ?? 0) + (http5?.durationMs ?? 0) + countsInfo.durationMs } : {}
       },
-      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os13.loadavg() } },
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os14.loadavg() } },
       ...part.shard ? { shard: part.shard } : {},
       ...policy ? { policy } : {},
       ...native ? { nativeCheck: native.info } : {},
@@ -100021,6 +100304,19 @@ async function runGate(options) {
     removeSocketDir();
     tree.dispose();
   }
+}
+function mergeCountsInfo(...infos) {
+  const [first, ...rest] = infos.filter((info2) => info2 !== void 0);
+  if (!first) return void 0;
+  return rest.reduce(
+    (sum3, info2) => ({
+      seeds: [.../* @__PURE__ */ new Set([...sum3.seeds, ...info2.seeds])].sort((a, b) => a - b),
+      processes: sum3.processes + info2.processes,
+      durationMs: sum3.durationMs + info2.durationMs,
+      valgrind: sum3.valgrind
+    }),
+    first
+  );
 }
 function errorReport(message, toolVersion) {
   return {
@@ -100038,8 +100334,8 @@ function errorReport(message, toolVersion) {
 }
 
 // src/report/github.ts
-import { existsSync as existsSync10, readFileSync as readFileSync14 } from "node:fs";
-import path25 from "node:path";
+import { existsSync as existsSync12, readFileSync as readFileSync15 } from "node:fs";
+import path26 from "node:path";
 var COMMENT_LIMIT = 65536;
 function commentMarker(gateKey) {
   return `<!-- benchgate: ${gateKey.replace(/-{2,}/g, "-").replace(/>/g, "")} -->`;
@@ -100098,25 +100394,25 @@ function closeOpenBlocks(text2) {
 }
 function regressionAnnotations(report2, projectDir, repoRoot, configFile) {
   return report2.benchmarks.filter((b) => b.verdict === "regression").flatMap((b) => {
-    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path25.join(projectDir, b.file ?? ""), taskName(b)];
+    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path26.join(projectDir, b.file ?? ""), taskName(b)];
     const annotations = [
       {
         level: "error",
         title: `benchgate: ${b.id} regressed`,
         message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
-        file: existsSync10(file) ? path25.relative(repoRoot, file) : void 0,
-        line: existsSync10(file) ? lineOf(file, needle) : void 0
+        file: existsSync12(file) ? path26.relative(repoRoot, file) : void 0,
+        line: existsSync12(file) ? lineOf(file, needle) : void 0
       }
     ];
     const slower = b.profile && "ownCode" in b.profile ? b.profile.ownCode[0] : void 0;
     const place = slower && /^(.+):(\d+)$/.exec(slower.location);
-    if (slower && place && existsSync10(path25.join(projectDir, place[1]))) {
+    if (slower && place && existsSync12(path26.join(projectDir, place[1]))) {
       const unit = b.profile.unit;
       annotations.push({
         level: "notice",
         title: `benchgate: ${slower.function} got slower`,
         message: `${b.id}: ${slower.function} costs ${formatMicros(slower.headPerOpUs)} per ${unit} at head, ${formatMicros(slower.basePerOpUs)} at base (CPU profiles, with what it calls)`,
-        file: path25.relative(repoRoot, path25.join(projectDir, place[1])),
+        file: path26.relative(repoRoot, path26.join(projectDir, place[1])),
         line: Number(place[2])
       });
     }
@@ -100128,7 +100424,7 @@ function taskName(b) {
   return at2 >= 0 ? b.id.slice(at2 + 3) : b.id;
 }
 function lineOf(file, needle) {
-  const index = readFileSync14(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
+  const index = readFileSync15(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
   return index >= 0 ? index + 1 : void 0;
 }
 
@@ -100361,7 +100657,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path26 from "node:path";
+import path27 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -100390,7 +100686,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path26.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path27.basename(file))
   };
 }
 var costOf = { call: "time a call", request: "main-thread CPU a request" };
@@ -100633,8 +100929,8 @@ function verdictCell(b) {
 function shortSha(sha) {
   return typeof sha === "string" ? sha.slice(0, 7) : "";
 }
-function httpMarkdown(id, http4) {
-  const sections = httpSections(id, http4);
+function httpMarkdown(id, http5) {
+  const sections = httpSections(id, http5);
   const parts = [md`**${sections.title}**`, md``];
   if (sections.requests) parts.push(table(sections.requests.header, sections.requests.rows), md``);
   parts.push(table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`);
@@ -100727,7 +101023,7 @@ var HOW_TO_READ = new Markup(
 );
 var HOW_TO_READ_COUNTS = new Markup(
   [
-    "Micro-benchmarks were counted, not timed: instructions per call at full tiering under Valgrind's callgrind, each revision in processes of its own, one per seed (V8's hash and random seeds, and the order the bench files load in). The same code under the same seed reads the same count.",
+    "Counted rows were counted, not timed: instructions per call at full tiering under Valgrind's callgrind, each revision in processes of its own, one per seed (V8's hash and random seeds, and the order the bench files load in); a counted load test's call is a request, sent one at a time, its server's threads counted together. The same code under the same seed reads the same count.",
     "Change is head against base in calls per instruction (fewer instructions a call reads as faster), the mean of each seed's pair, with a paired t interval over seeds, widened so the whole table shares one false-alarm rate; where no seed moves the change, the interval is the estimate itself. Counts do not see memory stalls, waiting or time: docs/counts.md.",
     ...HOW_TO_READ.markup.split("<br>\n").slice(2)
   ].join("<br>\n")
@@ -100878,13 +101174,13 @@ function mergeRuns(runs) {
     confirmRounds: most((r) => r.confirmRounds),
     processes: most((r) => r.processes)
   };
-  const http4 = { httpRounds: most((r) => r.httpRounds), httpConfirmRounds: most((r) => r.httpConfirmRounds) };
+  const http5 = { httpRounds: most((r) => r.httpRounds), httpConfirmRounds: most((r) => r.httpConfirmRounds) };
   const httpMode = runs.find((r) => r.httpMode)?.httpMode;
   const profiled = runs.reduce((sum3, r) => sum3 + (r.profile?.benchmarks ?? 0), 0);
   return {
     rounds: most((r) => r.rounds) ?? 0,
     plannedRounds: most((r) => r.plannedRounds) ?? 0,
-    ...Object.fromEntries(Object.entries({ ...optional, ...http4 }).filter(([, v]) => v !== void 0)),
+    ...Object.fromEntries(Object.entries({ ...optional, ...http5 }).filter(([, v]) => v !== void 0)),
     ...httpMode ? { httpMode } : {},
     limited: runs.some((r) => r.limited),
     isolation: first.isolation,
@@ -100901,8 +101197,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync11, readFileSync as readFileSync15, statSync as statSync6 } from "node:fs";
-import path27 from "node:path";
+import { existsSync as existsSync13, readFileSync as readFileSync16, statSync as statSync6 } from "node:fs";
+import path28 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -104010,7 +104306,7 @@ function readReport2(file) {
     );
   let data2;
   try {
-    data2 = JSON.parse(readFileSync15(file, "utf8"));
+    data2 = JSON.parse(readFileSync16(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -104024,7 +104320,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync11(path27.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path27.resolve(cwd, pattern)];
+    if (existsSync13(path28.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path28.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -104033,7 +104329,7 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/secrets.ts
-import { closeSync, openSync, readFileSync as readFileSync16, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync as readFileSync17, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -104051,7 +104347,7 @@ function restoreJobFiles(jobFiles, env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat3 = readFileSync16("/proc/self/stat", "utf8");
+    const stat3 = readFileSync17("/proc/self/stat", "utf8");
     const fields = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);
@@ -104081,9 +104377,9 @@ function wipeInitialEnvironment(names) {
 }
 
 // src/util/signals.ts
-import os14 from "node:os";
+import os15 from "node:os";
 function signalExitCode(signal) {
-  return 128 + os14.constants.signals[signal];
+  return 128 + os15.constants.signals[signal];
 }
 var SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
 var CRASH_REPORT_MS = 6e4;
@@ -104303,8 +104599,8 @@ ${options.body}`;
 }
 
 // src/history/publish.ts
-import { cpSync as cpSync3, existsSync as existsSync12, mkdirSync as mkdirSync5, readdirSync as readdirSync7, rmSync as rmSync6, writeFileSync as writeFileSync2 } from "node:fs";
-import path28 from "node:path";
+import { cpSync as cpSync3, existsSync as existsSync14, mkdirSync as mkdirSync5, readdirSync as readdirSync7, rmSync as rmSync8, writeFileSync as writeFileSync2 } from "node:fs";
+import path29 from "node:path";
 
 // src/history/site.ts
 var import_picomatch4 = __toESM(require_picomatch2(), 1);
@@ -104553,25 +104849,25 @@ bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions fee
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync12(path28.join(options.assets, "site.js")))
+  if (!existsSync14(path29.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
-  if (existsSync12(out)) {
+  if (existsSync14(out)) {
     const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync6(path28.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync8(path29.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path28.join(out, file.path);
-    mkdirSync5(path28.dirname(target), { recursive: true });
+    const target = path29.join(out, file.path);
+    mkdirSync5(path29.dirname(target), { recursive: true });
     writeFileSync2(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync5(path28.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync3(path28.join(options.assets, asset), path28.join(out, "assets", asset));
-  writeFileSync2(path28.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync5(path29.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync3(path29.join(options.assets, asset), path29.join(out, "assets", asset));
+  writeFileSync2(path29.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -105276,12 +105572,12 @@ async function runAction(deps) {
     }
   });
   try {
-    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync17(env.GITHUB_EVENT_PATH, "utf8")) : {};
+    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync18(env.GITHUB_EVENT_PATH, "utf8")) : {};
     settings = parseActionInputs((name2) => core.getInput(name2), {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-      runnerTemp: env.RUNNER_TEMP ?? path29.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
+      runnerTemp: env.RUNNER_TEMP ?? path30.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? "",
       ...env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}
     });
@@ -105314,7 +105610,7 @@ async function runAction(deps) {
       soloCheck: settings.soloProcesses === void 0 ? void 0 : { processes: settings.soloProcesses },
       childEnv: settings.env,
       policy: settings.policy,
-      profileDir: path29.join(settings.reportDir, "profiles"),
+      profileDir: path30.join(settings.reportDir, "profiles"),
       log: (line) => core.info(logLine(line)),
       onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
       onCleanup: (cleanup) => trap.onCleanup(cleanup)
@@ -105357,7 +105653,7 @@ function historyDeps(deps) {
     log: (line) => deps.core.info(logLine(line)),
     warn: (line) => deps.core.warning(logLine(line)),
     site: {
-      assets: path29.join(path29.dirname(deps.runnerPath), "site"),
+      assets: path30.join(path30.dirname(deps.runnerPath), "site"),
       version: deps.version,
       serverUrl: deps.env.GITHUB_SERVER_URL ?? "https://github.com"
     }
@@ -105373,8 +105669,8 @@ async function publish(report2, settings, deps, extra) {
   const markdown = extra ? `${renderMarkdown(report2)}
 ${extra}
 ` : renderMarkdown(report2);
-  const jsonPath = path29.join(settings.reportDir, "report.json");
-  const markdownPath = path29.join(settings.reportDir, "report.md");
+  const jsonPath = path30.join(settings.reportDir, "report.json");
+  const markdownPath = path30.join(settings.reportDir, "report.md");
   writeFileSync3(jsonPath, `${JSON.stringify(report2, null, 2)}
 `);
   writeFileSync3(markdownPath, markdown);
@@ -105384,14 +105680,14 @@ ${extra}
   core.setOutput("report-json", jsonPath);
   core.setOutput("report-markdown", markdownPath);
   core.setOutput("profiles-dir", report2.run?.profile?.dir ?? "");
-  const site = settings.publishDir && existsSync13(path29.join(settings.publishDir, "index.html")) ? settings.publishDir : "";
+  const site = settings.publishDir && existsSync15(path30.join(settings.publishDir, "index.html")) ? settings.publishDir : "";
   core.setOutput("site-dir", site);
   const commentProblem = await comment(report2, markdown, settings, deps);
   await core.summary.addRaw(commentProblem ? `${markdown}
 > [!WARNING]
 > ${escapeText(commentProblem)}
 ` : markdown, true).write();
-  const configFile = path29.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
+  const configFile = path30.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
     core[annotation.level](annotation.message, {
@@ -105443,7 +105739,7 @@ function mergedReport(settings, version2) {
     if (!settings.shardReports)
       throw new UserError("Input 'shard-reports' is required with mode: merge: the shard reports, e.g. shards/*.json.");
     const files = reportFiles([settings.shardReports], settings.workingDirectory);
-    report2 = mergeShards(files.map((file) => ({ file: path29.relative(settings.workingDirectory, file), report: readReport2(file) })));
+    report2 = mergeShards(files.map((file) => ({ file: path30.relative(settings.workingDirectory, file), report: readReport2(file) })));
     if (settings.base && /^[0-9a-f]{40}$/.test(settings.base) && report2.base?.sha !== settings.base)
       throw new UserError(
         `The shard reports compare against ${report2.base?.sha ?? "no commit"}, but this workflow's base is ${settings.base}: refusing them.`

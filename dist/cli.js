@@ -3265,8 +3265,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path26) {
-      let input = path26;
+    function removeDotSegments(path27) {
+      let input = path27;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -3340,11 +3340,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path26) {
-      if (path26 === "" || path26[0] === "/") {
-        return removeDotSegments(path26);
+    function removeDotSegmentsRelative(path27) {
+      if (path27 === "" || path27[0] === "/") {
+        return removeDotSegments(path27);
       }
-      const segments = path26.split("/");
+      const segments = path27.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -3707,8 +3707,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path26 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path26 && path26 !== "/" ? path26 : void 0;
+        const path27 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path27 && path27 !== "/" ? path27 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -3767,7 +3767,7 @@ var require_schemes = __commonJS({
       urnComponent.nss = (uuidComponent.uuid || "").toLowerCase();
       return urnComponent;
     }
-    var http3 = (
+    var http4 = (
       /** @type {SchemeHandler} */
       {
         scheme: "http",
@@ -3780,7 +3780,7 @@ var require_schemes = __commonJS({
       /** @type {SchemeHandler} */
       {
         scheme: "https",
-        domainHost: http3.domainHost,
+        domainHost: http4.domainHost,
         parse: httpParse,
         serialize: httpSerialize
       }
@@ -3824,7 +3824,7 @@ var require_schemes = __commonJS({
     var SCHEMES = (
       /** @type {Record<SchemeName, SchemeHandler>} */
       {
-        http: http3,
+        http: http4,
         https,
         ws,
         wss,
@@ -7166,17 +7166,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path26) {
-      const ctrl = callVisitor(key, node, visitor, path26);
+    function visit_(key, node, visitor, path27) {
+      const ctrl = callVisitor(key, node, visitor, path27);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path26, ctrl);
-        return visit_(key, ctrl, visitor, path26);
+        replaceNode(key, path27, ctrl);
+        return visit_(key, ctrl, visitor, path27);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path26 = Object.freeze(path26.concat(node));
+          path27 = Object.freeze(path27.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path26);
+            const ci = visit_(i2, node.items[i2], visitor, path27);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7187,13 +7187,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path26 = Object.freeze(path26.concat(node));
-          const ck = visit_("key", node.key, visitor, path26);
+          path27 = Object.freeze(path27.concat(node));
+          const ck = visit_("key", node.key, visitor, path27);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path26);
+          const cv = visit_("value", node.value, visitor, path27);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7214,17 +7214,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path26) {
-      const ctrl = await callVisitor(key, node, visitor, path26);
+    async function visitAsync_(key, node, visitor, path27) {
+      const ctrl = await callVisitor(key, node, visitor, path27);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path26, ctrl);
-        return visitAsync_(key, ctrl, visitor, path26);
+        replaceNode(key, path27, ctrl);
+        return visitAsync_(key, ctrl, visitor, path27);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path26 = Object.freeze(path26.concat(node));
+          path27 = Object.freeze(path27.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path26);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path27);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7235,13 +7235,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path26 = Object.freeze(path26.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path26);
+          path27 = Object.freeze(path27.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path27);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path26);
+          const cv = await visitAsync_("value", node.value, visitor, path27);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7268,23 +7268,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path26) {
+    function callVisitor(key, node, visitor, path27) {
       if (typeof visitor === "function")
-        return visitor(key, node, path26);
+        return visitor(key, node, path27);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path26);
+        return visitor.Map?.(key, node, path27);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path26);
+        return visitor.Seq?.(key, node, path27);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path26);
+        return visitor.Pair?.(key, node, path27);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path26);
+        return visitor.Scalar?.(key, node, path27);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path26);
+        return visitor.Alias?.(key, node, path27);
       return void 0;
     }
-    function replaceNode(key, path26, node) {
-      const parent = path26[path26.length - 1];
+    function replaceNode(key, path27, node) {
+      const parent = path27[path27.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -7896,10 +7896,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node3 = require_Node();
-    function collectionFromPath(schema2, path26, value) {
+    function collectionFromPath(schema2, path27, value) {
       let v = value;
-      for (let i2 = path26.length - 1; i2 >= 0; --i2) {
-        const k = path26[i2];
+      for (let i2 = path27.length - 1; i2 >= 0; --i2) {
+        const k = path27[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -7918,7 +7918,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path26) => path26 == null || typeof path26 === "object" && !!path26[Symbol.iterator]().next().done;
+    var isEmptyPath = (path27) => path27 == null || typeof path27 === "object" && !!path27[Symbol.iterator]().next().done;
     var Collection = class extends Node3.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -7948,11 +7948,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path26, value) {
-        if (isEmptyPath(path26))
+      addIn(path27, value) {
+        if (isEmptyPath(path27))
           this.add(value);
         else {
-          const [key, ...rest] = path26;
+          const [key, ...rest] = path27;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -7966,8 +7966,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path26) {
-        const [key, ...rest] = path26;
+      deleteIn(path27) {
+        const [key, ...rest] = path27;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -7981,8 +7981,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path26, keepScalar) {
-        const [key, ...rest] = path26;
+      getIn(path27, keepScalar) {
+        const [key, ...rest] = path27;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -8000,8 +8000,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path26) {
-        const [key, ...rest] = path26;
+      hasIn(path27) {
+        const [key, ...rest] = path27;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -8011,8 +8011,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path26, value) {
-        const [key, ...rest] = path26;
+      setIn(path27, value) {
+        const [key, ...rest] = path27;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -10527,9 +10527,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path26, value) {
+      addIn(path27, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path26, value);
+          this.contents.addIn(path27, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -10604,14 +10604,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path26) {
-        if (Collection.isEmptyPath(path26)) {
+      deleteIn(path27) {
+        if (Collection.isEmptyPath(path27)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path26) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path27) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -10626,10 +10626,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path26, keepScalar) {
-        if (Collection.isEmptyPath(path26))
+      getIn(path27, keepScalar) {
+        if (Collection.isEmptyPath(path27))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path26, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path27, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -10640,10 +10640,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path26) {
-        if (Collection.isEmptyPath(path26))
+      hasIn(path27) {
+        if (Collection.isEmptyPath(path27))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path26) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path27) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -10660,13 +10660,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path26, value) {
-        if (Collection.isEmptyPath(path26)) {
+      setIn(path27, value) {
+        if (Collection.isEmptyPath(path27)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path26), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path27), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path26, value);
+          this.contents.setIn(path27, value);
         }
       }
       /**
@@ -12627,9 +12627,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path26) => {
+    visit.itemAtPath = (cst, path27) => {
       let item = cst;
-      for (const [field, index] of path26) {
+      for (const [field, index] of path27) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -12638,23 +12638,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path26) => {
-      const parent = visit.itemAtPath(cst, path26.slice(0, -1));
-      const field = path26[path26.length - 1][0];
+    visit.parentCollection = (cst, path27) => {
+      const parent = visit.itemAtPath(cst, path27.slice(0, -1));
+      const field = path27[path27.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path26, item, visitor) {
-      let ctrl = visitor(item, path26);
+    function _visit(path27, item, visitor) {
+      let ctrl = visitor(item, path27);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path26.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path27.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -12665,10 +12665,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path26);
+            ctrl = ctrl(item, path27);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path26) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path27) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -15221,14 +15221,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path26 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path27 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path26 && path26[0] !== "/") {
-          path26 = `/${path26}`;
+        if (path27 && path27[0] !== "/") {
+          path27 = `/${path27}`;
         }
-        return new URL(`${origin}${path26}`);
+        return new URL(`${origin}${path27}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -15679,39 +15679,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path26, origin }
+          request: { method, path: path27, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path26);
+        debuglog("sending request to %s %s/%s", method, origin, path27);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path26, origin },
+          request: { method, path: path27, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path26,
+          path27,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path26, origin }
+          request: { method, path: path27, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path26);
+        debuglog("trailers received from %s %s/%s", method, origin, path27);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path26, origin },
+          request: { method, path: path27, origin },
           error
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path26,
+          path27,
           error.message
         );
       });
@@ -15760,9 +15760,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path26, origin }
+            request: { method, path: path27, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path26);
+          debuglog("sending request to %s %s/%s", method, origin, path27);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -15825,7 +15825,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path26,
+        path: path27,
         method,
         body,
         headers,
@@ -15840,11 +15840,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path26 !== "string") {
+        if (typeof path27 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path26[0] !== "/" && !(path26.startsWith("http://") || path26.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path27[0] !== "/" && !(path27.startsWith("http://") || path27.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path26)) {
+        } else if (invalidPathRegex.test(path27)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -15910,7 +15910,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path26, query) : path26;
+        this.path = query ? buildURL(path27, query) : path27;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -20603,7 +20603,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request) {
-      const { method, path: path26, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path27, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -20684,7 +20684,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path26} HTTP/1.1\r
+      let header = `${method} ${path27} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -21213,7 +21213,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request) {
       const session = client[kHTTP2Session];
-      const { method, path: path26, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
+      const { method, path: path27, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade) {
         util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
@@ -21310,7 +21310,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path26;
+      headers[HTTP2_HEADER_PATH] = path27;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -21663,9 +21663,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path26 = search ? `${pathname}${search}` : pathname;
+        const path27 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path26;
+        this.opts.path = path27;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -21769,7 +21769,7 @@ var require_client = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var net3 = __require("node:net");
-    var http3 = __require("node:http");
+    var http4 = __require("node:http");
     var util = require_util2();
     var { channels } = require_diagnostics();
     var Request = require_request();
@@ -21958,7 +21958,7 @@ var require_client = __commonJS({
         this[kUrl] = util.parseOrigin(url);
         this[kConnector] = connect2;
         this[kPipelining] = pipelining != null ? pipelining : 1;
-        this[kMaxHeadersSize] = maxHeaderSize || http3.maxHeaderSize;
+        this[kMaxHeadersSize] = maxHeaderSize || http4.maxHeaderSize;
         this[kKeepAliveDefaultTimeout] = keepAliveTimeout == null ? 4e3 : keepAliveTimeout;
         this[kKeepAliveMaxTimeout] = keepAliveMaxTimeout == null ? 6e5 : keepAliveMaxTimeout;
         this[kKeepAliveTimeoutThreshold] = keepAliveTimeoutThreshold == null ? 2e3 : keepAliveTimeoutThreshold;
@@ -22904,10 +22904,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path26 = "/",
+          path: path27 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path26;
+        opts.path = origin + path27;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -24879,20 +24879,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path26) {
-      if (typeof path26 !== "string") {
-        return path26;
+    function safeUrl(path27) {
+      if (typeof path27 !== "string") {
+        return path27;
       }
-      const pathSegments = path26.split("?");
+      const pathSegments = path27.split("?");
       if (pathSegments.length !== 2) {
-        return path26;
+        return path27;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path26, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path26);
+    function matchKey(mockDispatch2, { path: path27, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path27);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -24914,7 +24914,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path26 }) => matchValue(safeUrl(path26), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path27 }) => matchValue(safeUrl(path27), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -24952,9 +24952,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path26, method, body, headers, query } = opts;
+      const { path: path27, method, body, headers, query } = opts;
       return {
-        path: path26,
+        path: path27,
         method,
         body,
         headers,
@@ -25417,10 +25417,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path26, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
+          ({ method, path: path27, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path26,
+            Path: path27,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -30299,9 +30299,9 @@ var require_util7 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path26) {
-      for (let i2 = 0; i2 < path26.length; ++i2) {
-        const code = path26.charCodeAt(i2);
+    function validateCookiePath(path27) {
+      for (let i2 = 0; i2 < path27.length; ++i2) {
+        const code = path27.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -33221,11 +33221,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path26 = opts.path;
+          let path27 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path26 = `/${path26}`;
+            path27 = `/${path27}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path26);
+          url = new URL(util.parseOrigin(url).origin + path27);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -33399,8 +33399,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path26) {
-          var pathArray = getPathArray(path26);
+        paths.forEach(function(path27) {
+          var pathArray = getPathArray(path27);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -33414,14 +33414,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path26, appendMode) {
-      if (!path26) {
+    function addExistingPath(array, path27, appendMode) {
+      if (!path27) {
         return;
       }
       if (appendMode) {
-        array.unshift(path26);
+        array.unshift(path27);
       } else {
-        array.push(path26);
+        array.push(path27);
       }
     }
   }
@@ -34213,7 +34213,7 @@ var require_has_flag = __commonJS({
 var require_supports_colors = __commonJS({
   "node_modules/@colors/colors/lib/system/supports-colors.js"(exports2, module2) {
     "use strict";
-    var os11 = __require("os");
+    var os12 = __require("os");
     var hasFlag = require_has_flag();
     var env = process.env;
     var forceColor = void 0;
@@ -34251,7 +34251,7 @@ var require_supports_colors = __commonJS({
       }
       var min = forceColor ? 1 : 0;
       if (process.platform === "win32") {
-        var osRelease = os11.release().split(".");
+        var osRelease = os12.release().split(".");
         if (Number(process.versions.node.split(".")[0]) >= 8 && Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -36371,15 +36371,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path26 = [graph[toModel].parent, toModel];
+      const path27 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path26.unshift(graph[cur].parent);
+        path27.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path26;
+      fn.conversion = path27;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -36619,7 +36619,7 @@ var require_has_flag2 = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports2, module2) {
     "use strict";
-    var os11 = __require("os");
+    var os12 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag2();
     var { env } = process;
@@ -36667,7 +36667,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os11.release().split(".");
+        const osRelease = os12.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -45205,7 +45205,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path26 = __require("path");
+    var path27 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -45263,7 +45263,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i2 = 0; i2 < numWorkers; i2++) {
-          const worker = new Worker(path26.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path27.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data: data2, error } = msg;
             if (cmd === "RESULT") {
@@ -54274,11 +54274,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path26) {
-      if (!path26 || typeof path26 !== "string") {
+    function lookup2(path27) {
+      if (!path27 || typeof path27 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path26).toLowerCase().substr(1);
+      var extension2 = extname("x." + path27).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -55418,8 +55418,8 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path26 = __require("path");
-    var http3 = __require("http");
+    var path27 = __require("path");
+    var http4 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
     var fs = __require("fs");
@@ -55549,11 +55549,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path26.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path27.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path26.basename(options.filename || value && (value.name || value.path));
+        filename = path27.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn2(value, "httpVersion")) {
-        filename = path26.basename(value.client._httpMessage.path || "");
+        filename = path27.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -55694,7 +55694,7 @@ var require_form_data = __commonJS({
       if (options.protocol === "https:") {
         request = https.request(options);
       } else {
-        request = http3.request(options);
+        request = http4.request(options);
       }
       this.getLength(function(err, length) {
         if (err && err !== "Unknown stream") {
@@ -55739,15 +55739,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync17 } = __require("fs");
+    var { readFileSync: readFileSync18 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path26 = resolve3(string);
-          const data2 = readFileSync17(path26, "utf8");
+          const path27 = resolve3(string);
+          const data2 = readFileSync18(path27, "utf8");
           return JSON.parse(data2);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -55761,14 +55761,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path26 = obj[key] && obj[key].path;
-            if (!path26) {
+            const path27 = obj[key] && obj[key].path;
+            if (!path27) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync17(path26);
+            const buffer = readFileSync18(path27);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path26)
+              filename: basename2(path27)
             }, opts));
             break;
           }
@@ -58089,14 +58089,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path26) {
-      if (typeof path26 === "string") {
+    function safeRequire(path27) {
+      if (typeof path27 === "string") {
         try {
-          return __require(path26);
+          return __require(path27);
         } catch (err) {
         }
       }
-      return path26;
+      return path27;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -60577,7 +60577,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path26 = reqData.path;
+        const path27 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -60588,7 +60588,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path26} HTTP/1.1`
+          `${method} ${path27} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -62634,9 +62634,9 @@ var require_autocannon = __commonJS({
     "use strict";
     var crossArgv = require_cross_argv();
     var fs = __require("fs");
-    var os11 = __require("os");
+    var os12 = __require("os");
     var net3 = __require("net");
-    var path26 = __require("path");
+    var path27 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -62751,7 +62751,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path26.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path27.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -62865,7 +62865,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path26.join(__dirname, "lib/preload"));
+        alterPath.unshift(path27.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -62889,7 +62889,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path26.join(os11.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path27.join(os12.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -63167,8 +63167,8 @@ var require_utils4 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path26, { windows } = {}) => {
-      const segs = path26.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path27, { windows } = {}) => {
+      const segs = path27.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -76401,9 +76401,9 @@ var require_lib134 = __commonJS({
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync7, mkdtempSync as mkdtempSync5, rmSync as rmSync8, writeFileSync as writeFileSync4 } from "node:fs";
-import os10 from "node:os";
-import path25 from "node:path";
+import { mkdirSync as mkdirSync7, mkdtempSync as mkdtempSync5, rmSync as rmSync10, writeFileSync as writeFileSync4 } from "node:fs";
+import os11 from "node:os";
+import path26 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -76466,17 +76466,17 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path26, width = 60) {
-  if (path26.length <= width) return path26;
+function formatPath(path27, width = 60) {
+  if (path27.length <= width) return path27;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path26.slice(0, start)}\u2026${path26.slice(path26.length - (keep - start))} (${path26.length} characters)`;
+  return `${path27.slice(0, start)}\u2026${path27.slice(path27.length - (keep - start))} (${path27.length} characters)`;
 }
 
 // src/gate/run.ts
-import { mkdtempSync as mkdtempSync4, rmSync as rmSync5 } from "node:fs";
-import os8 from "node:os";
-import path18 from "node:path";
+import { mkdtempSync as mkdtempSync4, rmSync as rmSync7 } from "node:fs";
+import os9 from "node:os";
+import path19 from "node:path";
 
 // src/checkout/revisions.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
@@ -77459,6 +77459,11 @@ var benchgate_schema_default = {
           $ref: "#/definitions/duration",
           description: "Unmeasured load before each measurement. Default 1s."
         },
+        measure: {
+          enum: ["time", "counts"],
+          title: "time or counts",
+          description: "What the load test is measured in: time (requests/s, the default), or counts (instructions per request, the server under Valgrind's callgrind, its requests sent one at a time; `start` must start node itself). docs/counts.md."
+        },
         budget: {
           $ref: "#/definitions/budget",
           description: "How much requests/s may drop; falls back to the global budget."
@@ -77691,6 +77696,7 @@ function toHttp(raw, index, file) {
     schedule: raw.duration ? "fixed" : "auto",
     warmupMs: raw.warmup ? parseDuration(raw.warmup) : DEFAULTS.httpWarmupMs,
     budget: raw.budget !== void 0 ? parsePercent(raw.budget) : void 0,
+    measure: raw.measure ?? "time",
     latencyBudget: Object.fromEntries(Object.entries(raw["latency-budget"] ?? {}).map(([stat2, budget]) => [stat2, parseBudget(budget)])),
     where: `${file ? displayPath(file) : CONFIG_FILE}: http[${index}] (${raw.name})`
   });
@@ -78522,7 +78528,7 @@ function runRateLoad(options) {
   let next = 0;
   const started = performance.now();
   const schedule = new Schedule(started, options.rate, options.durationMs);
-  const send = (sentAt) => {
+  const send2 = (sentAt) => {
     const i2 = next++ % requests.length;
     const request = requests[i2];
     pending++;
@@ -78589,7 +78595,7 @@ function runRateLoad(options) {
       const now = performance.now();
       for (const due of schedule.due(now)) {
         if (now - due > LATE_MS) late++;
-        send(now);
+        send2(now);
       }
       if (schedule.done) void finish();
       else setTimeout(tick, 1);
@@ -78948,32 +78954,32 @@ function diagnose(base2, head, throughputChange) {
 
 // src/report/http.ts
 function httpDetails(samples, comparison) {
-  const http3 = samples.http;
-  if (!http3 || http3.base.length === 0 || http3.head.length === 0) return void 0;
+  const http4 = samples.http;
+  if (!http4 || http4.base.length === 0 || http4.head.length === 0) return void 0;
   const latency = {};
   for (const stat2 of LATENCY_STATS) {
     const compared = comparison.latency?.[stat2];
     if (!compared) continue;
     const { estimate, low, high, confidence } = compared.change;
     latency[stat2] = {
-      base: median(http3.base.map((r) => r.latency[stat2])),
-      head: median(http3.head.map((r) => r.latency[stat2])),
+      base: median(http4.base.map((r) => r.latency[stat2])),
+      head: median(http4.head.map((r) => r.latency[stat2])),
       change: { estimate, low, high, confidence },
       budget: compared.budget ?? null,
       verdict: compared.verdict ?? null,
       ...compared.regressionP !== void 0 ? { regressionP: compared.regressionP } : {}
     };
   }
-  const base2 = summarizeServer(http3.base);
-  const head = summarizeServer(http3.head);
+  const base2 = summarizeServer(http4.base);
+  const head = summarizeServer(http4.head);
   return {
-    requests: http3.config.requests.map((r) => `${r.method} ${r.path}`),
-    expected: http3.config.requests.map((r) => describeExpected(r.status)),
-    connections: http3.config.connections,
-    durationMs: http3.config.durationMs,
-    warmupMs: http3.config.warmupMs,
+    requests: http4.config.requests.map((r) => `${r.method} ${r.path}`),
+    expected: http4.config.requests.map((r) => describeExpected(r.status)),
+    connections: http4.config.connections,
+    durationMs: http4.config.durationMs,
+    warmupMs: http4.config.warmupMs,
     latency,
-    traffic: { base: sumTraffic(http3.base), head: sumTraffic(http3.head) },
+    traffic: { base: sumTraffic(http4.base), head: sumTraffic(http4.head) },
     server: base2 || head ? { base: base2, head } : {
       base: null,
       head: null,
@@ -78981,16 +78987,16 @@ function httpDetails(samples, comparison) {
     },
     moved: base2 && head ? diagnose(base2, head, comparison.change?.estimate) : [],
     ...cpuDetails(samples, comparison),
-    ...rateDetails(http3),
-    ...duetDetails(http3),
+    ...rateDetails(http4),
+    ...duetDetails(http4),
     ...comparison.gatedOn ? { gatedOn: comparison.gatedOn } : {},
     ...comparison.gatedOn === "cpu" ? { gatedBecause: samples.http?.base.some((r) => r.rate) ? "rate" : samples.requestsNotCost ? "unsaturated" : "spread" } : {},
-    ...http3.schedule ? { schedule: http3.schedule } : {},
-    ...http3.blocks ? { blocks: http3.blocks } : {}
+    ...http4.schedule ? { schedule: http4.schedule } : {},
+    ...http4.blocks ? { blocks: http4.blocks } : {}
   };
 }
-function duetDetails(http3) {
-  const rounds = http3.base.map((r) => r.duet);
+function duetDetails(http4) {
+  const rounds = http4.base.map((r) => r.duet);
   if (rounds.length === 0 || !rounds.every((r) => r !== void 0)) return {};
   const busy = rounds.map((r) => r.coreBusy).filter((x) => x !== void 0);
   return {
@@ -79010,8 +79016,8 @@ function duetLine(duet) {
   const generator = typeof duet.loadGeneratorBusy === "number" && duet.loadGeneratorBusy >= 0.9;
   return `${line}; the shared CPU was not saturated in ${formatFixed(duet.unsaturated, 0)} of ${formatFixed(duet.rounds, 0)} rounds: ${generator ? "the load generator was the bottleneck (its CPU was full)" : "the servers waited (for requests, timers or I/O) rather than competed for the CPU"}, so requests/s compares what the load allowed, not the servers' cost; CPU per request still compares both at one speed`;
 }
-function rateDetails(http3) {
-  const rounds = { base: http3.base.map((r) => r.rate), head: http3.head.map((r) => r.rate) };
+function rateDetails(http4) {
+  const rounds = { base: http4.base.map((r) => r.rate), head: http4.head.map((r) => r.rate) };
   if (![...rounds.base, ...rounds.head].every((r) => r !== void 0) || rounds.base.length === 0) return {};
   const side2 = (rates) => ({
     reached: median(rates.map((r) => r.reached)),
@@ -79026,7 +79032,7 @@ function rateDetails(http3) {
   return {
     rate: {
       asked: rounds.base[0].asked,
-      auto: http3.config.rate === "auto",
+      auto: http4.config.rate === "auto",
       base: side2(rounds.base),
       head: side2(rounds.head),
       behind,
@@ -79035,7 +79041,7 @@ function rateDetails(http3) {
   };
 }
 function cpuDetails(samples, comparison) {
-  const http3 = samples.http;
+  const http4 = samples.http;
   const ratios = samples.cpu ?? [];
   const summary = (rounds2) => {
     const cpu = rounds2.map((r) => r.cpuPerRequest);
@@ -79049,9 +79055,9 @@ function cpuDetails(samples, comparison) {
       ...counted ? { instructions: median(cpu.map((c) => c.instructions)) } : {}
     };
   };
-  const base2 = summary(http3.base);
-  const head = summary(http3.head);
-  if (!base2 || !head || ratios.length !== http3.base.length || !ratios.every(Number.isFinite))
+  const base2 = summary(http4.base);
+  const head = summary(http4.head);
+  if (!base2 || !head || ratios.length !== http4.base.length || !ratios.every(Number.isFinite))
     return {
       cpu: null,
       cpuNote: "the servers' CPU per request was not read: it needs Linux's /proc/<pid>/task/<tid>/schedstat and a server process of the load test's own (started with `node \u2026`, or a simple command)"
@@ -79138,10 +79144,10 @@ function runVerdict(benchmarks) {
   if (benchmarks.some((b) => b.verdict === "regression")) return "fail";
   return "pass";
 }
-function toReportBenchmark(comparison, http3) {
+function toReportBenchmark(comparison, http4) {
   const { change } = comparison;
-  const behind = http3?.rate?.behind.length ? rateLine(http3.rate) : void 0;
-  const unsaturated = http3?.duet?.unsaturated ? duetLine(http3.duet) : void 0;
+  const behind = http4?.rate?.behind.length ? rateLine(http4.rate) : void 0;
+  const unsaturated = http4?.duet?.unsaturated ? duetLine(http4.duet) : void 0;
   const columns = agreeingColumns(comparison);
   const warning = [openWhy(comparison), resolutionWarning(comparison), behind, unsaturated, columns.note].filter((part) => Boolean(part)).map((part) => part.replace(/\.$/, "")).join("; ") || void 0;
   const groups = comparison.groups;
@@ -79164,7 +79170,7 @@ function toReportBenchmark(comparison, http3) {
     ...comparison.coarse ? { coarse: true } : {},
     ...comparison.note ? { note: comparison.note } : {},
     ...warning ? { warning } : {},
-    ...http3 ? { http: http3 } : {},
+    ...http4 ? { http: http4 } : {},
     ...comparison.error ? { error: comparison.error } : {}
   };
 }
@@ -79453,7 +79459,7 @@ var ServerProcess = class _ServerProcess {
     );
   }
   static spawn(options, port) {
-    const probe = runsNode(options.command);
+    const probe = options.probe ?? runsNode(options.command);
     const socket = probe ? path7.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
     const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
@@ -87032,7 +87038,7 @@ function splitCpus(cores, duet = false) {
 
 // src/gate/explain.ts
 var MAX_PROFILED = 10;
-async function explainStage(run, judged2, micro, http3) {
+async function explainStage(run, judged2, micro, http4) {
   const { options, config, tree } = run;
   const mode = options.profile ?? "regressions";
   const targets = judged2.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
@@ -87042,7 +87048,7 @@ async function explainStage(run, judged2, micro, http3) {
     mkdirSync4(dir, { recursive: true });
     writeFileSync(path10.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
   }
-  const warmups = new Map(http3?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
+  const warmups = new Map(http4?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
   const common = {
     base: tree.base,
     head: tree.head,
@@ -87058,7 +87064,7 @@ async function explainStage(run, judged2, micro, http3) {
   };
   const explanations = await explain({ ...common, targets: targets.filter((t) => t.kind !== "http") });
   const loads = targets.filter((t) => t.kind === "http");
-  const pinning = http3?.mode === "duet" && loads.length ? pinLoadGenerator(options.log, true) : void 0;
+  const pinning = http4?.mode === "duet" && loads.length ? pinLoadGenerator(options.log, true) : void 0;
   const duet = (id) => {
     const declared = config.http.find((b) => b.id === id);
     return pinning?.sharedCpu !== void 0 && declared ? { serverPrefix: pinning.serverPrefix, warmupMs: warmups.get(id) ?? declared.warmupMs } : void 0;
@@ -87268,6 +87274,235 @@ function seedOrder(items, seed) {
   return out;
 }
 
+// src/measure/counts/server.ts
+import { existsSync as existsSync7, rmSync as rmSync5 } from "node:fs";
+import http3 from "node:http";
+import os7 from "node:os";
+import path12 from "node:path";
+
+// src/measure/counts/task.ts
+import { existsSync as existsSync6, readFileSync as readFileSync10, rmSync as rmSync4 } from "node:fs";
+var BLOCK_INSTRUCTIONS = 1e6;
+var MEASURED_BLOCKS = 7;
+var STEADY_RUN = 2;
+var STEADY_TOLERANCE = 5e-3;
+var MAX_WARMUP_BLOCKS = 60;
+var MAX_BLOCK_CALLS = 1 << 24;
+var CALL_BLOCKS = {
+  blockInstructions: BLOCK_INSTRUCTIONS,
+  maxWarmupBlocks: MAX_WARMUP_BLOCKS,
+  minBatch: 1,
+  tolerance: STEADY_TOLERANCE
+};
+function readDump(file) {
+  let text2;
+  try {
+    text2 = readFileSync10(file, "utf8");
+  } catch {
+    throw new Error(
+      `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`
+    );
+  }
+  rmSync4(file, { force: true });
+  const totals = /^(?:totals|summary):\s+(\d+)/m.exec(text2);
+  if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
+  return Number(totals[1]);
+}
+async function countTask(loop, counter2, sizes = CALL_BLOCKS) {
+  const blocks = (count3, calls) => counter2.blocks(count3, () => loop(calls));
+  const empty3 = async () => Math.min(...await blocks(3, 0));
+  let overhead = await empty3();
+  let batch = sizes.minBatch;
+  for (; ; ) {
+    const spent = Math.min(...await blocks(2, batch)) - overhead;
+    if (spent >= sizes.blockInstructions || batch >= MAX_BLOCK_CALLS) break;
+    const wanted = spent > 0 ? batch * sizes.blockInstructions / spent : batch * 64;
+    batch = Math.min(MAX_BLOCK_CALLS, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
+  }
+  const perCall = [];
+  let steady = false;
+  while (perCall.length < sizes.maxWarmupBlocks) {
+    perCall.push(...(await blocks(STEADY_RUN, batch)).map((spent) => (spent - overhead) / batch));
+    if (perCall.length >= 2 * STEADY_RUN) {
+      const last = Math.min(...perCall.slice(-STEADY_RUN));
+      const before = Math.min(...perCall.slice(-2 * STEADY_RUN, -STEADY_RUN));
+      if (Math.abs(last - before) <= sizes.tolerance * before) {
+        steady = true;
+        break;
+      }
+    }
+  }
+  overhead = await empty3();
+  const measured = (await blocks(MEASURED_BLOCKS, batch)).map((spent) => (spent - overhead) / batch);
+  return {
+    instructions: median(measured),
+    floor: Math.min(...measured),
+    window: measured.reduce((sum3, x) => sum3 + x, 0) / measured.length,
+    calls: batch * MEASURED_BLOCKS,
+    batch,
+    warmupBlocks: perCall.length,
+    steady
+  };
+}
+
+// src/measure/counts/server.ts
+var REQUEST_BLOCKS = { blockInstructions: 2e7, maxWarmupBlocks: 48, minBatch: 256, tolerance: 0.01 };
+var READY_UNDER_CALLGRIND_MS = 18e4;
+var REQUEST_TIMEOUT_MS = 12e4;
+var SERVER_FLAGS = ["--no-memory-reducer"];
+function callgrindCommand(benchmark, valgrind, dumpPrefix, seed) {
+  const parts = /^(\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)((?:\S*\/)?node)(?=\s|$)(.*)$/s.exec(benchmark.start);
+  if (!runsNode(benchmark.start) || !parts || /^\s*taskset\b/.test(benchmark.start))
+    throw new UserError(
+      `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' does not start node itself: write the command that starts it (as 'node server.js'), or measure this load test in time (measure: time).`
+    );
+  const [, env, node, rest] = parts;
+  const args = [...callgrindArgs(dumpPrefix, seed, node), ...SERVER_FLAGS].map(shellWord);
+  return `${env}${shellWord(valgrind)} ${args.join(" ")}${rest}`;
+}
+function shellWord(word) {
+  return /^[\w./=,:@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+async function countServer(plan) {
+  const { benchmark, revision } = plan;
+  const server = await ServerProcess.start({
+    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed),
+    cwd: revision.root,
+    readyPath: benchmark.ready,
+    readyTimeoutMs: Math.max(benchmark.readyTimeoutMs, READY_UNDER_CALLGRIND_MS),
+    probePath: plan.probePath,
+    socketDir: plan.socketDir,
+    label: `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)}) under callgrind`,
+    probe: true
+  });
+  const agent = new http3.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const counter2 = new ServerCounter(server, plan.dumpPrefix);
+    await counter2.hello();
+    const cycle = async (n) => {
+      for (let i2 = 0; i2 < n; i2++) for (const request of benchmark.requests) await send(server.port, agent, request, server);
+    };
+    await cycle(1);
+    const figures = await countTask(cycle, counter2, REQUEST_BLOCKS);
+    const perRequest2 = (x) => x / benchmark.requests.length;
+    return {
+      ...figures,
+      instructions: perRequest2(figures.instructions),
+      floor: perRequest2(figures.floor),
+      window: perRequest2(figures.window),
+      calls: figures.calls * benchmark.requests.length
+    };
+  } finally {
+    agent.destroy();
+    await server.stop();
+  }
+}
+var ServerCounter = class {
+  constructor(server, prefix) {
+    this.server = server;
+    this.prefix = prefix;
+  }
+  server;
+  prefix;
+  dumps = 0;
+  /** The probe must answer: without it no mark is made, and nothing could be counted. */
+  async hello() {
+    const reply = await this.server.probe("hello", 6e4);
+    if (!reply?.ok)
+      throw new Error(`${this.server.label}: benchgate's probe did not load in the server (NODE_OPTIONS must reach its node)`);
+  }
+  async mark(young = false) {
+    const reply = await this.server.probe(young ? "mark young" : "mark", REQUEST_TIMEOUT_MS);
+    this.server.checkAlive("while counted");
+    if (!reply?.ok) throw new Error(`${this.server.label}: the probe did not mark a block`);
+    return ++this.dumps;
+  }
+  async blocks(count3, run) {
+    const first = await this.mark(true);
+    for (let k = 0; k < count3; k++) {
+      await run();
+      await this.mark();
+    }
+    rmSync5(`${this.prefix}.${first}`, { force: true });
+    if (existsSync7(`${this.prefix}.${this.dumps + 1}`))
+      throw new Error("the server calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
+    return Array.from({ length: count3 }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`));
+  }
+};
+function send(port, agent, request, server) {
+  return new Promise((resolve3, reject) => {
+    const label2 = `${request.method} ${formatPath(request.path)}`;
+    const outgoing = http3.request(
+      { host: "127.0.0.1", port, method: request.method, path: request.path, headers: request.headers, agent, timeout: REQUEST_TIMEOUT_MS },
+      (response) => {
+        response.resume();
+        response.on("error", reject);
+        response.on("end", () => {
+          const status = response.statusCode ?? 0;
+          if (expectsStatus(request.status, status)) resolve3();
+          else reject(new Error(`${server.label} answered ${label2} with ${status} (expected ${describeExpected(request.status)})`));
+        });
+      }
+    );
+    outgoing.on(
+      "timeout",
+      () => outgoing.destroy(new Error(`${server.label} did not answer ${label2} within ${REQUEST_TIMEOUT_MS / 1e3}s`))
+    );
+    outgoing.on("error", (error) => {
+      try {
+        server.checkAlive(`answering ${label2}`);
+        reject(error);
+      } catch (crashed) {
+        reject(crashed instanceof Error ? crashed : new Error(String(crashed)));
+      }
+    });
+    outgoing.end(request.body);
+  });
+}
+async function countServers(plan) {
+  const now = plan.now ?? Date.now;
+  const count3 = plan.count ?? countServer;
+  const jobs = plan.benchmarks.flatMap(
+    (benchmark) => plan.seeds.flatMap((seed) => [plan.base, plan.head].map((revision) => ({ benchmark, seed, revision })))
+  );
+  const results = /* @__PURE__ */ new Map();
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const index = next++;
+      const job = jobs[index];
+      const failedBefore = jobs.slice(0, index).some((j) => j.benchmark === job.benchmark && results.get(j) instanceof Error);
+      if (failedBefore || plan.deadline !== void 0 && now() > plan.deadline) {
+        results.set(job, "skipped");
+        continue;
+      }
+      plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} (a server under callgrind)`);
+      const dumpPrefix = path12.join(plan.socketDir, `callgrind-server.${index}`);
+      try {
+        results.set(job, await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix }));
+      } catch (error) {
+        results.set(job, error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.parallel ?? os7.availableParallelism(), jobs.length)) }, worker));
+  return plan.benchmarks.map((benchmark) => {
+    const own = jobs.filter((job) => job.benchmark === benchmark);
+    const processes = own.filter((job) => results.get(job) !== "skipped").length;
+    const failure = own.map((job) => results.get(job)).find((r) => r instanceof Error);
+    if (failure) return { benchmark, base: void 0, head: void 0, seeds: [], error: messageOf(failure), processes };
+    const counted = (seed, revision) => results.get(own.find((j) => j.seed === seed && j.revision === revision));
+    const seeds = plan.seeds.filter((seed) => counted(seed, plan.base) !== "skipped" && counted(seed, plan.head) !== "skipped");
+    const side2 = (revision) => {
+      const figures = seeds.map((seed) => counted(seed, revision));
+      return { instructions: figures.map((f) => f.instructions), unsteady: seeds.filter((_, i2) => !figures[i2].steady) };
+    };
+    if (!seeds.length)
+      return { benchmark, base: void 0, head: void 0, seeds, processes, error: "the time limit started no seed at both revisions" };
+    return { benchmark, base: side2(plan.base), head: side2(plan.head), seeds, processes };
+  });
+}
+
 // src/stats/counts.ts
 var import_stats_base_dists_t_quantile = __toESM(require_lib133(), 1);
 var import_stats_base_dists_t_cdf = __toESM(require_lib134(), 1);
@@ -87379,6 +87614,38 @@ function callgrind(install, log2) {
     return findCallgrind();
   }
 }
+async function httpCountsStage(run, tests, otherFigures, startedAt = run.started) {
+  const { config, options } = run;
+  const valgrind = callgrind(options.installCallgrind, options.log);
+  const seeds = Array.from({ length: config.micro.seeds }, (_, i2) => i2 + 1);
+  options.log(
+    `counts: instructions per request under ${valgrind.version}'s callgrind for ${tests.map((t) => t.id).join(", ")}: ${seeds.length} seed(s) per revision, a server each, its requests sent one at a time`
+  );
+  const started = run.now();
+  const counted = await countServers({
+    base: run.tree.base,
+    head: run.tree.head,
+    benchmarks: tests,
+    seeds,
+    valgrind: valgrind.path,
+    probePath: options.probePath,
+    socketDir: run.socketDir,
+    deadline: startedAt + config.timeLimitMs,
+    now: run.now,
+    log: options.log
+  });
+  const durationMs = run.now() - started;
+  const processes = counted.reduce((sum3, c) => sum3 + c.processes, 0);
+  options.log(`counts: ${processes} servers in ${formatDuration(durationMs)}`);
+  const figures = counted.filter((c) => !c.error).length + otherFigures;
+  const level = 1 - 2 * (1 - config.confidence) / Math.max(1, figures);
+  const benchmarks = counted.map((c) => {
+    const row = { id: c.benchmark.id, file: "", base: c.base, head: c.head, ...c.error ? { error: c.error } : {} };
+    return { ...judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds), kind: "http", file: null };
+  });
+  const allSeeds = [...new Set(counted.flatMap((c) => c.seeds))].sort((a, b) => a - b);
+  return { benchmarks, info: { seeds: allSeeds, processes, durationMs, valgrind: valgrind.version }, figures, level };
+}
 function judged(b, budget, level, seeds) {
   if (b.error) return failed(b.id, b.file, b.error);
   const side2 = (of) => of ? { instructions: of.instructions.reduce((sum3, x) => sum3 + x, 0) / of.instructions.length, seeds: of.instructions } : null;
@@ -87478,27 +87745,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path26) {
-  let normalized = normalize(path26);
+function cleanPath(path27) {
+  let normalized = normalize(path27);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path26, separator) {
-  return path26.replace(SLASHES_REGEX, separator);
+function convertSlashes(path27, separator) {
+  return path27.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path26) {
-  return path26 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path26);
+function isRootDirectory(path27) {
+  return path27 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path27);
 }
-function normalizePath(path26, options) {
+function normalizePath(path27, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path26.includes("/") || path26.startsWith(".");
-  if (resolvePaths) path26 = resolve(path26);
-  if (normalizePath$1 || pathNeedsCleaning) path26 = cleanPath(path26);
-  if (path26 === ".") return "";
-  const needsSeperator = path26[path26.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path26 + pathSeparator : path26, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path27.includes("/") || path27.startsWith(".");
+  if (resolvePaths) path27 = resolve(path27);
+  if (normalizePath$1 || pathNeedsCleaning) path27 = cleanPath(path27);
+  if (path27 === ".") return "";
+  const needsSeperator = path27[path27.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path27 + pathSeparator : path27, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -87535,8 +87802,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path26 = directoryPath || ".";
-  if (filters.every((filter) => filter(path26, true))) paths.push(path26);
+  const path27 = directoryPath || ".";
+  if (filters.every((filter) => filter(path27, true))) paths.push(path27);
 };
 var empty$2 = () => {
 };
@@ -87588,26 +87855,26 @@ var empty2 = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty2;
 }
-var resolveSymlinksAsync = function(path26, state, callback$1) {
+var resolveSymlinksAsync = function(path27, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path26, (error, resolvedPath) => {
+  fs.realpath(path27, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path26, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path27, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path26, state, callback$1) {
+var resolveSymlinks = function(path27, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path26);
+    const resolvedPath = fs.realpathSync(path27);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path26, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path27, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -87617,9 +87884,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path26, resolved, state) {
+function isRecursive(path27, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path26);
+  let parent = dirname(path27);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -87627,7 +87894,7 @@ function isRecursive(path26, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path26, resolved);
+  state.symlinks.set(path27, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -87799,19 +88066,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path26 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path26)) continue;
-        this.pushDirectory(path26, paths, filters);
-        this.walkDirectory(this.state, path26, path26, depth - 1, this.walk);
+        let path27 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path27)) continue;
+        this.pushDirectory(path27, paths, filters);
+        this.walkDirectory(this.state, path27, path27, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path26 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path26, this.state, (stat2, resolvedPath) => {
+        let path27 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path27, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path26 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path26 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path27 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path27 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path26;
+            resolvedPath = useRealPaths ? resolvedPath : path27;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -87977,7 +88244,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path26) => isMatch(path26));
+    this.options.filters.push((path27) => isMatch(path27));
     return this;
   }
 };
@@ -88052,19 +88319,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path26) {
-  return path26.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path27) {
+  return path27.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path26) {
+function splitPattern(path27) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path26, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path26];
+  const result = import_picomatch2.default.scan(path27, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path27];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path26) => path26.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path26) => path26.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path27) => path27.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path27) => path27.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -88171,13 +88438,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path26 = format(p, isDirectory);
-      const matches = matcher(path26) && !ignore2(path26);
-      if (matches) log(`matched ${path26}`);
+      const path27 = format(p, isDirectory);
+      const matches = matcher(path27) && !ignore2(path27);
+      if (matches) log(`matched ${path27}`);
       return matches;
     } : (p, isDirectory) => {
-      const path26 = format(p, isDirectory);
-      return matcher(path26) && !ignore2(path26);
+      const path27 = format(p, isDirectory);
+      return matcher(path27) && !ignore2(path27);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -88266,8 +88533,8 @@ function exactFile(file) {
 }
 
 // src/measure/micro/inventory.ts
-import { existsSync as existsSync6 } from "node:fs";
-import path12 from "node:path";
+import { existsSync as existsSync8 } from "node:fs";
+import path13 from "node:path";
 async function loadInventory(sides, options) {
   return Promise.all(
     sides.map(async ({ revision, files }) => {
@@ -88316,9 +88583,9 @@ function installCommand(revision, install) {
   return typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
 }
 function packageFound(root, file, name2) {
-  for (let dir = path12.dirname(path12.join(root, file)); ; dir = path12.dirname(dir)) {
-    if (existsSync6(path12.join(dir, "node_modules", name2))) return true;
-    if (dir === root || path12.dirname(dir) === dir || !dir.startsWith(root)) return false;
+  for (let dir = path13.dirname(path13.join(root, file)); ; dir = path13.dirname(dir)) {
+    if (existsSync8(path13.join(dir, "node_modules", name2))) return true;
+    if (dir === root || path13.dirname(dir) === dir || !dir.startsWith(root)) return false;
   }
 }
 function describeRevision(revision) {
@@ -89179,12 +89446,12 @@ function processLevels(opsPerSec) {
 }
 
 // src/gate/judge.ts
-function judge(run, micro, http3) {
+function judge(run, micro, http4) {
   const { analyzeOptions, rule, familyFigures } = run.plan;
-  const samples = [...micro?.benchmarks ?? [], ...http3?.benchmarks ?? []];
+  const samples = [...micro?.benchmarks ?? [], ...http4?.benchmarks ?? []];
   const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
   const firstLook = (benchmark) => {
-    const measured = (benchmark.http ? http3 : micro) ?? { durationMs: 0, rounds: 0, plannedRounds: run.firstLook.rounds };
+    const measured = (benchmark.http ? http4 : micro) ?? { durationMs: 0, rounds: 0, plannedRounds: run.firstLook.rounds };
     return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? "http" : "micro", measured, run) };
   };
   const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
@@ -89201,7 +89468,7 @@ function withRoundLevels(benchmark, samples) {
 }
 
 // src/measure/micro/schedule.ts
-import os7 from "node:os";
+import os8 from "node:os";
 
 // src/measure/micro/allocate.ts
 var PILOT_ROUNDS2 = 3;
@@ -89392,7 +89659,7 @@ async function measureMicro(plan) {
   const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
   const runOne = async (round4, unmeasured, into) => {
     const cpuBefore = sampleCpu();
-    const load1 = os7.loadavg()[0] ?? 0;
+    const load1 = os8.loadavg()[0] ?? 0;
     const taskTimes = allocation?.taskTimeMs;
     const outcomes = [];
     const skipNow = new Set(skip);
@@ -89727,14 +89994,14 @@ function microProcesses(run, files) {
 }
 
 // src/measure/native/flags.ts
-import { readFileSync as readFileSync10 } from "node:fs";
-import path13 from "node:path";
+import { readFileSync as readFileSync11 } from "node:fs";
+import path14 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync10(path13.join(root, "package.json"), "utf8");
+    const text2 = readFileSync11(path14.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -89744,7 +90011,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path13.posix.normalize(file);
+  const target = path14.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -89761,13 +90028,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path13.posix.normalize(script) !== target) return void 0;
+  if (!script || path14.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync12, rmSync as rmSync4, statSync as statSync5 } from "node:fs";
-import path16 from "node:path";
+import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync13, rmSync as rmSync6, statSync as statSync5 } from "node:fs";
+import path17 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
 // src/measure/native/figures.ts
@@ -89850,16 +90117,16 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path15 from "node:path";
+import path16 from "node:path";
 
 // src/util/manifest.ts
-import { readFileSync as readFileSync11 } from "node:fs";
-import path14 from "node:path";
+import { readFileSync as readFileSync12 } from "node:fs";
+import path15 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path14.dirname(file); dir !== path14.dirname(dir); dir = path14.dirname(dir)) {
+  for (let dir = path15.dirname(file); dir !== path15.dirname(dir); dir = path15.dirname(dir)) {
     let manifest2;
     try {
-      manifest2 = JSON.parse(readFileSync11(path14.join(dir, "package.json"), "utf8"));
+      manifest2 = JSON.parse(readFileSync12(path15.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -89873,14 +90140,14 @@ function nearestManifest(file, accept) {
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path15.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path16.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
   const found = nearestManifest(entry, (manifest2) => manifest2.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path15.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path16.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -89892,7 +90159,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path15.resolve(root, file));
+  const wanted = real(path16.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -89920,7 +90187,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path15.sep).join("/");
+  const own = file.split(path16.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at2 = fullName.indexOf(" > ");
@@ -89930,7 +90197,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path15.resolve(file);
+    return path16.resolve(file);
   }
 }
 
@@ -89939,12 +90206,12 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync3(path16.join(options.tempDir, "native-"));
+  const dir = mkdtempSync3(path17.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path16.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path17.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
-    rmSync4(dir, { recursive: true, force: true });
+    rmSync6(dir, { recursive: true, force: true });
     const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
     return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
   }
@@ -89966,7 +90233,7 @@ function runNative(options) {
       watch.stop();
       killGroup(child);
       const figures = read(problem === void 0);
-      rmSync4(dir, { recursive: true, force: true });
+      rmSync6(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join("; ");
       resolve3({
         revision: options.revision,
@@ -90000,7 +90267,7 @@ function readCapped(file, what) {
     return {};
   }
   if (size > MAX_FIGURES_BYTES) return { problem: `its ${what} grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
-  return { text: readFileSync12(file, "utf8") };
+  return { text: readFileSync13(file, "utf8") };
 }
 function readFigures(file) {
   const { text: text2, problem } = readCapped(file, "figures file");
@@ -90300,8 +90567,8 @@ async function nativeStage(run, files, inventory, judged2) {
 }
 
 // src/gate/policy.ts
-import { existsSync as existsSync7 } from "node:fs";
-import path17 from "node:path";
+import { existsSync as existsSync9 } from "node:fs";
+import path18 from "node:path";
 
 // src/config/policy.ts
 function policyOf(config) {
@@ -90321,6 +90588,7 @@ function policyOf(config) {
   for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
   for (const test of config.http) {
     if (test.budget !== void 0) settings.set(`http "${test.name}" budget`, formatBudget(test.budget));
+    if (test.measure !== "time") settings.set(`http "${test.name}" measure`, test.measure);
     for (const [stat2, budget] of Object.entries(test.latencyBudget))
       settings.set(`http "${test.name}" latency-budget ${stat2}`, formatBudget(budget));
   }
@@ -90351,17 +90619,23 @@ function withPolicyOf(head, base2) {
       seeds: base2.micro.seeds
     }),
     http: head.http.map(
-      (test) => Object.freeze({ ...test, budget: baseTests.get(test.id)?.budget, latencyBudget: baseTests.get(test.id)?.latencyBudget ?? {} })
+      (test) => Object.freeze({
+        ...test,
+        budget: baseTests.get(test.id)?.budget,
+        latencyBudget: baseTests.get(test.id)?.latencyBudget ?? {},
+        // Counted or timed as base says: a load test new at head is timed, as the default.
+        measure: baseTests.get(test.id)?.measure ?? "time"
+      })
     )
   });
 }
 
 // src/gate/policy.ts
 function choosePolicy(own, tree, options) {
-  const file = path17.relative(options.cwd, path17.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path17.join(tree.base.root, file);
-  const outside = tree.base.worktree !== void 0 && path17.relative(tree.base.worktree, atBase).startsWith("..");
-  const base2 = outside ? own : existsSync7(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const file = path18.relative(options.cwd, path18.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path18.join(tree.base.root, file);
+  const outside = tree.base.worktree !== void 0 && path18.relative(tree.base.worktree, atBase).startsWith("..");
+  const base2 = outside ? own : existsSync9(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base2, own);
   const config = withOverrides(from === "base" ? withPolicyOf(own, base2) : own, options.overrides);
@@ -90373,9 +90647,9 @@ function choosePolicy(own, tree, options) {
 }
 
 // src/gate/run-info.ts
-function runInfo(run, micro, http3, judged2, profile) {
+function runInfo(run, micro, http4, judged2, profile) {
   const { config, plan } = run;
-  const conditions = [...micro?.conditions ?? [], ...http3?.conditions ?? []];
+  const conditions = [...micro?.conditions ?? [], ...http4?.conditions ?? []];
   const spiked = spikedRounds(conditions);
   return {
     rounds: micro?.rounds ?? 0,
@@ -90386,19 +90660,19 @@ function runInfo(run, micro, http3, judged2, profile) {
       confirmRounds: micro.confirmRounds ?? 0,
       ...micro.processes ? { processes: micro.processes } : {}
     } : {},
-    ...http3 ? {
-      httpRounds: http3.rounds,
-      httpMode: http3.mode ?? config.httpMode,
-      ...http3.confirmRounds ? { httpConfirmRounds: http3.confirmRounds } : {},
-      ...http3.cpus ? { httpCpus: http3.cpus } : {}
+    ...http4 ? {
+      httpRounds: http4.rounds,
+      httpMode: http4.mode ?? config.httpMode,
+      ...http4.confirmRounds ? { httpConfirmRounds: http4.confirmRounds } : {},
+      ...http4.cpus ? { httpCpus: http4.cpus } : {}
     } : {},
-    limited: Boolean(micro?.limited || http3?.limited),
+    limited: Boolean(micro?.limited || http4?.limited),
     isolation: config.micro.isolation,
     confidence: config.confidence,
     intervalConfidence: judged2.intervalLevel,
     figures: judged2.figures,
     timeLimitMs: config.timeLimitMs,
-    measureMs: (micro?.durationMs ?? 0) + (http3?.durationMs ?? 0),
+    measureMs: (micro?.durationMs ?? 0) + (http4?.durationMs ?? 0),
     totalMs: run.now() - run.begun,
     ...profile ? { profile } : {},
     conditions: {
@@ -90449,16 +90723,16 @@ function assignShards(units, count3) {
   }
   return shards.map((shard) => shard.keys.sort());
 }
-function planSuite(census, http3, costs, count3) {
+function planSuite(census, http4, costs, count3) {
   const units = [
     ...census.map((f) => ({ key: f.file, cost: Math.max(1, f.base?.length ?? 0, f.head?.length ?? 0) * costs.taskTimeMs })),
-    ...http3.map((b) => ({ key: b.id, cost: costs.httpRoundMs(b) }))
+    ...http4.map((b) => ({ key: b.id, cost: costs.httpRoundMs(b) }))
   ];
   const compared = census.reduce((sum3, f) => sum3 + (f.base && f.head ? f.base.filter((task) => f.head.includes(task)).length : 0), 0);
   return {
     units: units.map((u) => u.key).sort(),
     shards: assignShards(units, count3),
-    familySize: compared + costs.httpFigures(http3)
+    familySize: compared + costs.httpFigures(http4)
   };
 }
 
@@ -90524,10 +90798,12 @@ function formatResolvable(benchmark) {
 var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
 var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base moved by the change";
 var COUNTS_LEGEND = "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
+var SERVER_COUNTS_LEGEND = "counted load tests: instructions per request, the server's threads together, its requests sent one at a time under callgrind";
 function columnsLegend(benchmarks) {
   const counted = benchmarks.some((b) => b.counts);
   const timed = benchmarks.some((b) => !b.counts);
-  return [...timed ? [COLUMNS_LEGEND] : [], ...counted ? [COUNTS_LEGEND] : []].join(". ");
+  const servers = benchmarks.some((b) => b.counts && b.kind === "http");
+  return [...timed ? [COLUMNS_LEGEND] : [], ...counted ? [COUNTS_LEGEND] : [], ...servers ? [SERVER_COUNTS_LEGEND] : []].join(". ");
 }
 var VERDICTS_LEGEND = "inconclusive: a loss beyond the budget is possible, the interval straddles -budget or is short of its level (its note says why): not a failure, not a pass to rely on; within budget: a certain pass, no loss beyond the budget, the interval reaching past +budget";
 function verdictWord(verdict) {
@@ -90717,16 +90993,21 @@ async function runGate(options) {
       known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
     }
   });
-  const socketDir = mkdtempSync4(path18.join(os8.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync5(socketDir, { recursive: true, force: true });
+  const socketDir = mkdtempSync4(path19.join(os9.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync7(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
-  const loadBefore = os8.loadavg();
+  const loadBefore = os9.loadavg();
   try {
     const { config, policy } = known.chosen;
     const loaded = known.found ? await checkBenchFiles({ config, tree, options }, known.found) : void 0;
     const found = loaded?.files;
     const inventory = loaded?.inventory ?? [];
-    const part = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
+    const whole = options.shard ? planShard(options.shard, { config, tree, options }, found, inventory) : { config, files: found, shard: void 0 };
+    const countedHttp = whole.config.http.filter((test) => test.measure === "counts");
+    const part = {
+      ...whole,
+      config: Object.freeze({ ...whole.config, http: whole.config.http.filter((test) => test.measure !== "counts") })
+    };
     const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
     const firstLook = planFirstLook(part.config, plan, inventory, part.files);
     if (!options.untilTimeLimit && part.config.micro.measure !== "counts") warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
@@ -90747,18 +91028,20 @@ async function runGate(options) {
     const counting = measure !== "time";
     const countsGate = measure === "counts" || measure === "both" && gate === "counts";
     const micro = files && measure !== "counts" ? await measureMicroStage(run, files) : void 0;
-    const http3 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
+    const http4 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
     const countsFrom = measure === "both" ? now() : run.started;
-    const counted = files && counting ? await countsStage(run, files, http3 ? plannedFigures(run.config.http) : 0, countsFrom) : void 0;
-    const timed = judge(run, micro, http3);
-    const judged2 = counted ? joinCounted(timed, counted, run.config.micro, http3 !== void 0) : timed;
+    const counted = files && counting ? await countsStage(run, files, http4 ? plannedFigures(run.config.http) : 0, countsFrom) : void 0;
+    const timed = judge(run, micro, http4);
+    const judged2 = counted ? joinCounted(timed, counted, run.config.micro, http4 !== void 0) : timed;
     const measureEnded = now();
-    const explained = await explainStage(run, judged2.benchmarks, micro, http3);
+    const explained = await explainStage(run, judged2.benchmarks, micro, http4);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;
     const checked = native?.benchmarks ?? explained.benchmarks;
     if (options.soloCheck && countsGate) options.log("solo check: skipped, the micro-benchmarks were counted, not timed");
     const solo = options.soloCheck && files && !countsGate ? await soloStage(run, files, checked, options.soloCheck.processes) : void 0;
-    const benchmarks = (solo?.benchmarks ?? checked).map(withAnswer);
+    const servers = countedHttp.length ? await httpCountsStage(run, countedHttp, judged2.benchmarks.filter((b) => b.change).length, now()) : void 0;
+    const benchmarks = [...solo?.benchmarks ?? checked, ...servers?.benchmarks ?? []].map(withAnswer);
+    const countsInfo = mergeCountsInfo(counted?.info, servers?.info);
     return {
       version: REPORT_VERSION,
       tool: { name: "benchgate", version: options.toolVersion },
@@ -90768,10 +91051,10 @@ async function runGate(options) {
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
       benchmarks,
       run: {
-        ...runInfo(run, micro, http3, judged2, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
-        ...counted ? { counts: counted.info, measureMs: (micro?.durationMs ?? 0) + (http3?.durationMs ?? 0) + counted.info.durationMs } : {}
+        ...runInfo(run, micro, http4, judged2, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
+        ...countsInfo ? { counts: countsInfo, measureMs: (micro?.durationMs ?? 0) + (http4?.durationMs ?? 0) + countsInfo.durationMs } : {}
       },
-      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os8.loadavg() } },
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os9.loadavg() } },
       ...part.shard ? { shard: part.shard } : {},
       ...policy ? { policy } : {},
       ...native ? { nativeCheck: native.info } : {},
@@ -90783,6 +91066,19 @@ async function runGate(options) {
     removeSocketDir();
     tree.dispose();
   }
+}
+function mergeCountsInfo(...infos) {
+  const [first, ...rest] = infos.filter((info) => info !== void 0);
+  if (!first) return void 0;
+  return rest.reduce(
+    (sum3, info) => ({
+      seeds: [.../* @__PURE__ */ new Set([...sum3.seeds, ...info.seeds])].sort((a, b) => a - b),
+      processes: sum3.processes + info.processes,
+      durationMs: sum3.durationMs + info.durationMs,
+      valgrind: sum3.valgrind
+    }),
+    first
+  );
 }
 function errorReport(message, toolVersion) {
   return {
@@ -91190,7 +91486,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path19 from "node:path";
+import path20 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -91219,7 +91515,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path19.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path20.basename(file))
   };
 }
 var costOf = { call: "time a call", request: "main-thread CPU a request" };
@@ -91683,8 +91979,8 @@ function verdictCell(b) {
 function shortSha(sha) {
   return typeof sha === "string" ? sha.slice(0, 7) : "";
 }
-function httpMarkdown(id, http3) {
-  const sections = httpSections(id, http3);
+function httpMarkdown(id, http4) {
+  const sections = httpSections(id, http4);
   const parts = [md`**${sections.title}**`, md``];
   if (sections.requests) parts.push(table(sections.requests.header, sections.requests.rows), md``);
   parts.push(table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`);
@@ -91777,7 +92073,7 @@ var HOW_TO_READ = new Markup(
 );
 var HOW_TO_READ_COUNTS = new Markup(
   [
-    "Micro-benchmarks were counted, not timed: instructions per call at full tiering under Valgrind's callgrind, each revision in processes of its own, one per seed (V8's hash and random seeds, and the order the bench files load in). The same code under the same seed reads the same count.",
+    "Counted rows were counted, not timed: instructions per call at full tiering under Valgrind's callgrind, each revision in processes of its own, one per seed (V8's hash and random seeds, and the order the bench files load in); a counted load test's call is a request, sent one at a time, its server's threads counted together. The same code under the same seed reads the same count.",
     "Change is head against base in calls per instruction (fewer instructions a call reads as faster), the mean of each seed's pair, with a paired t interval over seeds, widened so the whole table shares one false-alarm rate; where no seed moves the change, the interval is the estimate itself. Counts do not see memory stalls, waiting or time: docs/counts.md.",
     ...HOW_TO_READ.markup.split("<br>\n").slice(2)
   ].join("<br>\n")
@@ -91928,13 +92224,13 @@ function mergeRuns(runs) {
     confirmRounds: most((r) => r.confirmRounds),
     processes: most((r) => r.processes)
   };
-  const http3 = { httpRounds: most((r) => r.httpRounds), httpConfirmRounds: most((r) => r.httpConfirmRounds) };
+  const http4 = { httpRounds: most((r) => r.httpRounds), httpConfirmRounds: most((r) => r.httpConfirmRounds) };
   const httpMode = runs.find((r) => r.httpMode)?.httpMode;
   const profiled = runs.reduce((sum3, r) => sum3 + (r.profile?.benchmarks ?? 0), 0);
   return {
     rounds: most((r) => r.rounds) ?? 0,
     plannedRounds: most((r) => r.plannedRounds) ?? 0,
-    ...Object.fromEntries(Object.entries({ ...optional, ...http3 }).filter(([, v]) => v !== void 0)),
+    ...Object.fromEntries(Object.entries({ ...optional, ...http4 }).filter(([, v]) => v !== void 0)),
     ...httpMode ? { httpMode } : {},
     limited: runs.some((r) => r.limited),
     isolation: first.isolation,
@@ -91951,8 +92247,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync8, readFileSync as readFileSync13, statSync as statSync6 } from "node:fs";
-import path20 from "node:path";
+import { existsSync as existsSync10, readFileSync as readFileSync14, statSync as statSync6 } from "node:fs";
+import path21 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -95060,7 +95356,7 @@ function readReport2(file) {
     );
   let data2;
   try {
-    data2 = JSON.parse(readFileSync13(file, "utf8"));
+    data2 = JSON.parse(readFileSync14(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -95074,7 +95370,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync8(path20.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path20.resolve(cwd, pattern)];
+    if (existsSync10(path21.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path21.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -95083,9 +95379,9 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/signals.ts
-import os9 from "node:os";
+import os10 from "node:os";
 function signalExitCode(signal) {
-  return 128 + os9.constants.signals[signal];
+  return 128 + os10.constants.signals[signal];
 }
 var SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
 var CRASH_REPORT_MS = 6e4;
@@ -95441,10 +95737,10 @@ function parseProfileMode(text2) {
 }
 
 // src/cli/history.ts
-import { existsSync as existsSync10 } from "node:fs";
+import { existsSync as existsSync12 } from "node:fs";
 
 // src/config/action-inputs.ts
-import path21 from "node:path";
+import path22 from "node:path";
 
 // src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
@@ -95467,7 +95763,7 @@ function parseAnchor(text2, what = "anchor") {
 
 // src/config/action-inputs.ts
 function commentKeyOf(directory, config, key) {
-  const file = path21.posix.join(directory.split(path21.sep).join("/") || ".", config ?? "benchgate.yml");
+  const file = path22.posix.join(directory.split(path22.sep).join("/") || ".", config ?? "benchgate.yml");
   return sanitizeCommentKey(key ? `${file}#${key}` : file);
 }
 function sanitizeCommentKey(key) {
@@ -96265,8 +96561,8 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync, existsSync as existsSync9, mkdirSync as mkdirSync5, openSync, readFileSync as readFileSync14, renameSync as renameSync2, rmSync as rmSync6, statSync as statSync7, writeFileSync as writeFileSync2 } from "node:fs";
-import path22 from "node:path";
+import { closeSync, existsSync as existsSync11, mkdirSync as mkdirSync5, openSync, readFileSync as readFileSync15, renameSync as renameSync2, rmSync as rmSync8, statSync as statSync7, writeFileSync as writeFileSync2 } from "node:fs";
+import path23 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var HISTORY_CODEC = {
   parse: parseHistory,
@@ -96283,17 +96579,17 @@ function fileStore(file, limit, maxBytes = MAX_BYTES2) {
 }
 function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES2) {
   const read = () => {
-    if (!existsSync9(file)) return [];
+    if (!existsSync11(file)) return [];
     const size = statSync7(file).size;
     if (size > maxBytes)
       throw new UserError(`${file}: ${size} bytes is more than a history file holds (${maxBytes / 1024 / 1024} MB): is it the right file?`);
-    return codec.parse(readFileSync14(file, "utf8"), file);
+    return codec.parse(readFileSync15(file, "utf8"), file);
   };
   return {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync5(path22.dirname(path22.resolve(file)), { recursive: true });
+      mkdirSync5(path23.dirname(path23.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const written = codec.append(read(), records, limit);
@@ -96316,12 +96612,12 @@ async function lock(lockFile) {
       writeFileSync2(fd, token);
       closeSync(fd);
       return () => {
-        if (readSafe(lockFile) === token) rmSync6(lockFile, { force: true });
+        if (readSafe(lockFile) === token) rmSync8(lockFile, { force: true });
       };
     } catch (error) {
       if (error.code !== "EEXIST") throw error;
       const age = Date.now() - (statSafe(lockFile) ?? Date.now());
-      if (age > STALE_LOCK_MS) rmSync6(lockFile, { force: true });
+      if (age > STALE_LOCK_MS) rmSync8(lockFile, { force: true });
       else if (Date.now() - started > LOCK_WAIT_MS)
         throw new UserError(`${lockFile} is held by another benchgate writing the history: remove it if no benchgate is running.`);
       else await sleep3(20 + Math.random() * 30);
@@ -96330,7 +96626,7 @@ async function lock(lockFile) {
 }
 function readSafe(file) {
   try {
-    return readFileSync14(file, "utf8");
+    return readFileSync15(file, "utf8");
   } catch {
     return void 0;
   }
@@ -96486,7 +96782,7 @@ async function runDrift(command, io) {
   const code = io.writeReport(report2);
   const records = await fileStore(command.history, DEFAULT_HISTORY_LIMIT).read();
   const gate = await gateKey(io.cwd, command.config);
-  const drift = existsSync10(command.history) ? driftRecordOf(report2, gate, anchor, command.driftBudget, /* @__PURE__ */ new Date()) : void 0;
+  const drift = existsSync12(command.history) ? driftRecordOf(report2, gate, anchor, command.driftBudget, /* @__PURE__ */ new Date()) : void 0;
   if (drift) {
     const file = driftFileOf(command.history);
     await codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).append([drift]);
@@ -96555,12 +96851,12 @@ async function runBisect(command, io) {
 }
 
 // src/cli/publish.ts
-import { existsSync as existsSync12, readFileSync as readFileSync15 } from "node:fs";
-import path24 from "node:path";
+import { existsSync as existsSync14, readFileSync as readFileSync16 } from "node:fs";
+import path25 from "node:path";
 
 // src/history/publish.ts
-import { cpSync as cpSync3, existsSync as existsSync11, mkdirSync as mkdirSync6, readdirSync as readdirSync7, rmSync as rmSync7, writeFileSync as writeFileSync3 } from "node:fs";
-import path23 from "node:path";
+import { cpSync as cpSync3, existsSync as existsSync13, mkdirSync as mkdirSync6, readdirSync as readdirSync7, rmSync as rmSync9, writeFileSync as writeFileSync3 } from "node:fs";
+import path24 from "node:path";
 
 // src/history/site.ts
 var import_picomatch5 = __toESM(require_picomatch2(), 1);
@@ -96853,25 +97149,25 @@ bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions fee
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync11(path23.join(options.assets, "site.js")))
+  if (!existsSync13(path24.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
-  if (existsSync11(out)) {
+  if (existsSync13(out)) {
     const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync7(path23.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync9(path24.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path23.join(out, file.path);
-    mkdirSync6(path23.dirname(target), { recursive: true });
+    const target = path24.join(out, file.path);
+    mkdirSync6(path24.dirname(target), { recursive: true });
     writeFileSync3(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync6(path23.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync3(path23.join(options.assets, asset), path23.join(out, "assets", asset));
-  writeFileSync3(path23.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync6(path24.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync3(path24.join(options.assets, asset), path24.join(out, "assets", asset));
+  writeFileSync3(path24.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -96881,14 +97177,14 @@ async function runPublish(command, io) {
     const files = reportFiles(command.histories, io.cwd);
     const records = (await Promise.all(files.map((file) => fileStore(file, DEFAULT_HISTORY_LIMIT, MAX_PUBLISHED_BYTES).read()))).flat();
     const drift = (await Promise.all(
-      files.map((file) => driftFileOf(file)).filter((file) => existsSync12(file)).map((file) => codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).read())
+      files.map((file) => driftFileOf(file)).filter((file) => existsSync14(file)).map((file) => codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).read())
     )).flat();
     if (records.length === 0)
       throw new Error(`no history records in ${command.histories.join(", ")}: record some first (benchgate record).`);
     const bisects = reportFiles(command.bisects, io.cwd).map((file) => {
       let value;
       try {
-        value = JSON.parse(readFileSync15(file, "utf8"));
+        value = JSON.parse(readFileSync16(file, "utf8"));
       } catch (error) {
         throw new Error(`${file}: not JSON (${messageOf(error)})`, { cause: error });
       }
@@ -96898,9 +97194,9 @@ async function runPublish(command, io) {
     const repository = repositoryOfRemote(remote) ?? void 0;
     if (command.repository && !repository)
       throw new Error(`--repository must be an https URL such as https://github.com/owner/repo; got '${command.repository}'.`);
-    const out = path24.resolve(io.cwd, command.out);
+    const out = path25.resolve(io.cwd, command.out);
     const written = writeSite(out, records, {
-      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path24.basename(io.cwd)}: benchmark history`,
+      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path25.basename(io.cwd)}: benchmark history`,
       version: io.version,
       generated: /* @__PURE__ */ new Date(),
       releases: command.releases,
@@ -96908,10 +97204,10 @@ async function runPublish(command, io) {
       siteUrl: command.siteUrl,
       drift,
       bisects,
-      assets: path24.join(path24.dirname(io.runnerPath), "site")
+      assets: path25.join(path25.dirname(io.runnerPath), "site")
     });
     io.stderr.write(
-      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path24.join(out, "index.html")}
+      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path25.join(out, "index.html")}
 `
     );
     return 0;
@@ -96975,7 +97271,7 @@ async function main(argv, io) {
       shard: command.shard,
       // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
       nativeCheck: command.nativeCheck ? {
-        observerPath: path25.join(path25.dirname(io.runnerPath), "native.js"),
+        observerPath: path26.join(path26.dirname(io.runnerPath), "native.js"),
         runTimeoutMs: command.nativeTimeoutMs,
         runs: command.nativeRuns
       } : void 0,
@@ -96984,7 +97280,7 @@ async function main(argv, io) {
         io,
         progress,
         trap,
-        command.installCache === void 0 ? void 0 : new Installs(path25.resolve(io.cwd, command.installCache))
+        command.installCache === void 0 ? void 0 : new Installs(path26.resolve(io.cwd, command.installCache))
       )
     });
   } catch (error) {
@@ -97037,7 +97333,7 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path25.relative(io.cwd, file) || file, report: readReport2(file) })));
+    return mergeShards(files.map((file) => ({ file: path26.relative(io.cwd, file) || file, report: readReport2(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
@@ -97083,9 +97379,9 @@ async function withProgress(io, command, body) {
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
   const history = ["record", "drift", "bisect"].includes(command.kind);
-  const runFolder = history ? mkdtempSync5(path25.join(os10.tmpdir(), "benchgate-installs-")) : void 0;
-  const folder = command.installCache !== void 0 ? path25.resolve(io.cwd, command.installCache) : runFolder;
-  const removeFolder = runFolder ? () => rmSync8(runFolder, { recursive: true, force: true }) : () => void 0;
+  const runFolder = history ? mkdtempSync5(path26.join(os11.tmpdir(), "benchgate-installs-")) : void 0;
+  const folder = command.installCache !== void 0 ? path26.resolve(io.cwd, command.installCache) : runFolder;
+  const removeFolder = runFolder ? () => rmSync10(runFolder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);
   try {
     return await body(gateIo(io, progress, trap, folder === void 0 ? void 0 : new Installs(folder, runFolder)), progress);
@@ -97131,8 +97427,8 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path25.resolve(cwd, file);
-  mkdirSync7(path25.dirname(target), { recursive: true });
+  const target = path26.resolve(cwd, file);
+  mkdirSync7(path26.dirname(target), { recursive: true });
   writeFileSync4(target, text2);
 }
 function progressPrinter(stream) {
@@ -97166,7 +97462,7 @@ function progressPrinter(stream) {
 }
 
 // src/util/secrets.ts
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync16, readSync, writeSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync17, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -97181,7 +97477,7 @@ function forgetSecrets(env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat2 = readFileSync16("/proc/self/stat", "utf8");
+    const stat2 = readFileSync17("/proc/self/stat", "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);

@@ -35,6 +35,9 @@ __export(probe_exports, {
 module.exports = __toCommonJS(probe_exports);
 var import_node_fs = require("node:fs");
 var import_node_net = __toESM(require("node:net"), 1);
+var import_node_os = __toESM(require("node:os"), 1);
+var import_node_v8 = __toESM(require("node:v8"), 1);
+var import_node_vm = __toESM(require("node:vm"), 1);
 
 // src/measure/profiler.ts
 var import_node_inspector = require("node:inspector");
@@ -71,18 +74,21 @@ var GC_KINDS = {
 };
 var EVENT_LOOP_RESOLUTION_MS = 10;
 var PARENT_CHECK_MS = 500;
-function exitWithParent(pid) {
-  if (!Number.isSafeInteger(pid) || pid <= 1) return;
-  setInterval(() => {
+function exitWithParent(pid, everyMs = PARENT_CHECK_MS) {
+  if (!Number.isSafeInteger(pid) || pid <= 1) return void 0;
+  return setInterval(() => {
     try {
       process.kill(pid, 0);
     } catch (error) {
       if (error.code === "ESRCH") process.exit(1);
     }
-  }, PARENT_CHECK_MS).unref();
+  }, everyMs).unref();
 }
+var PARENT_CHECK_COUNTED_MS = 1e4;
 function install(socketPath2) {
-  exitWithParent(Number(process.env.BENCHGATE_PARENT_PID));
+  const parentPid = Number(process.env.BENCHGATE_PARENT_PID);
+  let parentCheck = exitWithParent(parentPid);
+  let counted = false;
   delete process.env.BENCHGATE_PROBE_SOCKET;
   delete process.env.BENCHGATE_PARENT_PID;
   if (process.env.NODE_OPTIONS)
@@ -156,6 +162,15 @@ function install(socketPath2) {
         (0, import_node_fs.writeFileSync)(argument, JSON.stringify(profile));
         return { ok: true, samples: profile.samples?.length ?? 0 };
       }
+      case "mark":
+        if (!counted) {
+          counted = true;
+          clearInterval(parentCheck);
+          parentCheck = exitWithParent(parentPid, PARENT_CHECK_COUNTED_MS);
+        }
+        if (argument === "young") youngCollection();
+        import_node_os.default.getPriority();
+        return { ok: true };
       case "hello":
         return { ok: true, pid: process.pid, node: process.version };
       case "start":
@@ -217,6 +232,14 @@ function install(socketPath2) {
   server.on("error", () => void 0);
   server.listen(socketPath2);
   server.unref();
+}
+var collector;
+function youngCollection() {
+  if (!collector) {
+    import_node_v8.default.setFlagsFromString("--expose-gc");
+    collector = import_node_vm.default.runInNewContext("gc");
+  }
+  collector({ type: "minor", execution: "sync" });
 }
 function mergedPercentile(histograms, percentile) {
   const total = histograms.reduce((sum, h) => sum + h.count, 0);

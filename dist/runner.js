@@ -2773,6 +2773,12 @@ var STEADY_RUN = 2;
 var STEADY_TOLERANCE = 5e-3;
 var MAX_WARMUP_BLOCKS = 60;
 var MAX_BLOCK_CALLS = 1 << 24;
+var CALL_BLOCKS = {
+  blockInstructions: BLOCK_INSTRUCTIONS,
+  maxWarmupBlocks: MAX_WARMUP_BLOCKS,
+  minBatch: 1,
+  tolerance: STEADY_TOLERANCE
+};
 var Counter = class {
   constructor(prefix) {
     this.prefix = prefix;
@@ -2786,19 +2792,7 @@ var Counter = class {
   }
   /** The instructions of the segment that dump `n` ended (its file is removed). */
   read(n2) {
-    const file = `${this.prefix}.${n2}`;
-    let text;
-    try {
-      text = readFileSync3(file, "utf8");
-    } catch {
-      throw new Error(
-        `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`
-      );
-    }
-    rmSync(file, { force: true });
-    const totals = /^(?:totals|summary):\s+(\d+)/m.exec(text);
-    if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
-    return Number(totals[1]);
+    return readDump(`${this.prefix}.${n2}`);
   }
   /**
    * `count` blocks of `run()` back to back after a young collection (so where their scavenges fall depends on them
@@ -2817,6 +2811,20 @@ var Counter = class {
     return Array.from({ length: count }, (_2, k2) => this.read(first + 1 + k2));
   }
 };
+function readDump(file) {
+  let text;
+  try {
+    text = readFileSync3(file, "utf8");
+  } catch {
+    throw new Error(
+      `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`
+    );
+  }
+  rmSync(file, { force: true });
+  const totals = /^(?:totals|summary):\s+(\d+)/m.exec(text);
+  if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
+  return Number(totals[1]);
+}
 var collector;
 function collect(options) {
   if (!collector) {
@@ -2831,25 +2839,25 @@ function youngCollection() {
 function fullCollection() {
   collect({ type: "major", execution: "sync" });
 }
-async function countTask(loop, counter) {
+async function countTask(loop, counter, sizes = CALL_BLOCKS) {
   const blocks = (count, calls) => counter.blocks(count, () => loop(calls));
   const empty = async () => Math.min(...await blocks(3, 0));
   let overhead = await empty();
-  let batch = 1;
+  let batch = sizes.minBatch;
   for (; ; ) {
     const spent = Math.min(...await blocks(2, batch)) - overhead;
-    if (spent >= BLOCK_INSTRUCTIONS || batch >= MAX_BLOCK_CALLS) break;
-    const wanted = spent > 0 ? batch * BLOCK_INSTRUCTIONS / spent : batch * 64;
+    if (spent >= sizes.blockInstructions || batch >= MAX_BLOCK_CALLS) break;
+    const wanted = spent > 0 ? batch * sizes.blockInstructions / spent : batch * 64;
     batch = Math.min(MAX_BLOCK_CALLS, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
   }
   const perCall = [];
   let steady = false;
-  while (perCall.length < MAX_WARMUP_BLOCKS) {
+  while (perCall.length < sizes.maxWarmupBlocks) {
     perCall.push(...(await blocks(STEADY_RUN, batch)).map((spent) => (spent - overhead) / batch));
     if (perCall.length >= 2 * STEADY_RUN) {
       const last = Math.min(...perCall.slice(-STEADY_RUN));
       const before = Math.min(...perCall.slice(-2 * STEADY_RUN, -STEADY_RUN));
-      if (Math.abs(last - before) <= STEADY_TOLERANCE * before) {
+      if (Math.abs(last - before) <= sizes.tolerance * before) {
         steady = true;
         break;
       }

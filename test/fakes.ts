@@ -26,6 +26,7 @@ export const fakeLoadTest = (name: string, over: Partial<HttpBenchmarkConfig> = 
   warmupMs: 250,
   schedule: 'fixed',
   budget: undefined,
+  measure: 'time',
   latencyBudget: {},
   where: `benchgate.yml: http[0] (${name})`,
   ...over,

@@ -66,6 +66,7 @@ interface RawHttp {
   warmup?: string;
   budget?: string;
   'latency-budget'?: Partial<Record<LatencyStat, string>>;
+  measure?: 'time' | 'counts';
 }
 
 const validate = new Ajv({ allErrors: true, verbose: true, strict: true, strictTuples: false }).compile<RawConfig>(schema);
@@ -178,6 +179,7 @@ function toHttp(raw: RawHttp, index: number, file: string | undefined): HttpBenc
     schedule: raw.duration ? 'fixed' : 'auto',
     warmupMs: raw.warmup ? parseDuration(raw.warmup) : DEFAULTS.httpWarmupMs,
     budget: raw.budget !== undefined ? parsePercent(raw.budget) : undefined,
+    measure: raw.measure ?? 'time',
     latencyBudget: Object.fromEntries(Object.entries(raw['latency-budget'] ?? {}).map(([stat, budget]) => [stat, parseBudget(budget)])),
     where: `${file ? displayPath(file) : CONFIG_FILE}: http[${index}] (${raw.name})`,
   });

@@ -41,6 +41,7 @@ function policyOf(config: Config): Map<string, string> {
   for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
   for (const test of config.http) {
     if (test.budget !== undefined) settings.set(`http "${test.name}" budget`, formatBudget(test.budget));
+    if (test.measure !== 'time') settings.set(`http "${test.name}" measure`, test.measure);
     for (const [stat, budget] of Object.entries(test.latencyBudget) as [LatencyStat, number][])
       settings.set(`http "${test.name}" latency-budget ${stat}`, formatBudget(budget));
   }
@@ -82,7 +83,13 @@ export function withPolicyOf(head: Config, base: Config): Config {
       seeds: base.micro.seeds,
     }),
     http: head.http.map((test) =>
-      Object.freeze({ ...test, budget: baseTests.get(test.id)?.budget, latencyBudget: baseTests.get(test.id)?.latencyBudget ?? {} }),
+      Object.freeze({
+        ...test,
+        budget: baseTests.get(test.id)?.budget,
+        latencyBudget: baseTests.get(test.id)?.latencyBudget ?? {},
+        // Counted or timed as base says: a load test new at head is timed, as the default.
+        measure: baseTests.get(test.id)?.measure ?? 'time',
+      }),
     ),
   });
 }

@@ -81,6 +81,8 @@ export interface HttpBenchmarkConfig {
   readonly schedule: 'auto' | 'fixed';
   /** Its own throughput budget, when set (a budgets pattern or the global budget otherwise). */
   readonly budget: number | undefined;
+  /** time: requests/s under load (measure/http/); counts: instructions per request under callgrind (measure/counts/server.ts). */
+  readonly measure: 'time' | 'counts';
   readonly latencyBudget: Readonly<Partial<Record<LatencyStat, number>>>;
   /** Where it is declared, for messages: "benchgate.yml: http[0]". */
   readonly where: string;

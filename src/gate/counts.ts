@@ -1,6 +1,8 @@
 import { budgetFor } from '../config/budgets.js';
 import { findCallgrind } from '../measure/counts/callgrind.js';
 import { measureCounts, type CountedBenchmark, type SideCounts } from '../measure/counts/schedule.js';
+import { countServers } from '../measure/counts/server.js';
+import type { HttpBenchmarkConfig } from '../config/types.js';
 import { beyondBudget } from '../stats/compare.js';
 import { compareCounts } from '../stats/counts.js';
 import { type ReportBenchmark } from '../report/model.js';
@@ -92,6 +94,50 @@ function callgrind(install: ((log: (line: string) => void) => boolean) | undefin
     if (!install || !install(log)) throw error;
     return findCallgrind();
   }
+}
+
+/**
+ * The load tests whose `measure` is counts: each revision's server under each seed (measure/counts/server.ts), each
+ * load test judged in instructions per request at its budget, as a micro-benchmark's task is in instructions per call.
+ * `otherFigures`: the run's other budgeted figures; the level is the Bonferroni share of the run's error over all.
+ */
+export async function httpCountsStage(
+  run: RunContext,
+  tests: readonly HttpBenchmarkConfig[],
+  otherFigures: number,
+  startedAt = run.started,
+): Promise<CountsStage> {
+  const { config, options } = run;
+  const valgrind = callgrind(options.installCallgrind, options.log);
+  const seeds = Array.from({ length: config.micro.seeds }, (_, i) => i + 1);
+  options.log(
+    `counts: instructions per request under ${valgrind.version}'s callgrind for ${tests.map((t) => t.id).join(', ')}: ` +
+      `${seeds.length} seed(s) per revision, a server each, its requests sent one at a time`,
+  );
+  const started = run.now();
+  const counted = await countServers({
+    base: run.tree.base,
+    head: run.tree.head,
+    benchmarks: tests,
+    seeds,
+    valgrind: valgrind.path,
+    probePath: options.probePath,
+    socketDir: run.socketDir,
+    deadline: startedAt + config.timeLimitMs,
+    now: run.now,
+    log: options.log,
+  });
+  const durationMs = run.now() - started;
+  const processes = counted.reduce((sum, c) => sum + c.processes, 0);
+  options.log(`counts: ${processes} servers in ${formatDuration(durationMs)}`);
+  const figures = counted.filter((c) => !c.error).length + otherFigures;
+  const level = 1 - (2 * (1 - config.confidence)) / Math.max(1, figures);
+  const benchmarks = counted.map((c) => {
+    const row: CountedBenchmark = { id: c.benchmark.id, file: '', base: c.base, head: c.head, ...(c.error ? { error: c.error } : {}) };
+    return { ...judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds), kind: 'http' as const, file: null };
+  });
+  const allSeeds = [...new Set(counted.flatMap((c) => c.seeds))].sort((a, b) => a - b);
+  return { benchmarks, info: { seeds: allSeeds, processes, durationMs, valgrind: valgrind.version }, figures, level };
 }
 
 function judged(b: CountedBenchmark, budget: number, level: number, seeds: number[]): ReportBenchmark {

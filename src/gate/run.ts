@@ -9,7 +9,7 @@ import { REPORT_VERSION, type Report, runVerdict, summarize, withAnswer } from '
 import { plannedFigures } from '../measure/http/schedule.js';
 import { allowChildVariables, killStrays } from '../util/processes.js';
 import { explainStage } from './explain.js';
-import { countsStage } from './counts.js';
+import { countsStage, httpCountsStage, type CountsStage } from './counts.js';
 import { joinCounted } from './both.js';
 import { checkBenchFiles, findBenchFiles } from './files.js';
 import { measureHttpStage } from './http.js';
@@ -65,9 +65,15 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const loaded = known!.found ? await checkBenchFiles({ config, tree, options }, known!.found) : undefined;
     const found = loaded?.files;
     const inventory = loaded?.inventory ?? [];
-    const part = options.shard
+    const whole = options.shard
       ? planShard(options.shard, { config, tree, options }, found, inventory)
       : { config, files: found, shard: undefined };
+    // Load tests measured in counts (http[].measure) go to a stage of their own, after everything timed.
+    const countedHttp = whole.config.http.filter((test) => test.measure === 'counts');
+    const part = {
+      ...whole,
+      config: Object.freeze({ ...whole.config, http: whole.config.http.filter((test) => test.measure !== 'counts') }),
+    };
     // calibrate measures every benchmark to the time limit: nothing is decided early there.
     const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
     const firstLook = planFirstLook(part.config, plan, inventory, part.files);
@@ -103,7 +109,11 @@ export async function runGate(options: GateOptions): Promise<Report> {
     // The solo check times what was timed: counted rows keep their counts' verdicts.
     if (options.soloCheck && countsGate) options.log('solo check: skipped, the micro-benchmarks were counted, not timed');
     const solo = options.soloCheck && files && !countsGate ? await soloStage(run, files, checked, options.soloCheck.processes) : undefined;
-    const benchmarks = (solo?.benchmarks ?? checked).map(withAnswer);
+    const servers = countedHttp.length
+      ? await httpCountsStage(run, countedHttp, judged.benchmarks.filter((b) => b.change).length, now())
+      : undefined;
+    const benchmarks = [...(solo?.benchmarks ?? checked), ...(servers?.benchmarks ?? [])].map(withAnswer);
+    const countsInfo = mergeCountsInfo(counted?.info, servers?.info);
     return {
       version: REPORT_VERSION,
       tool: { name: 'benchgate', version: options.toolVersion },
@@ -114,8 +124,8 @@ export async function runGate(options: GateOptions): Promise<Report> {
       benchmarks,
       run: {
         ...runInfo(run, micro, http, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
-        ...(counted
-          ? { counts: counted.info, measureMs: (micro?.durationMs ?? 0) + (http?.durationMs ?? 0) + counted.info.durationMs }
+        ...(countsInfo
+          ? { counts: countsInfo, measureMs: (micro?.durationMs ?? 0) + (http?.durationMs ?? 0) + countsInfo.durationMs }
           : {}),
       },
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os.loadavg() } },
@@ -132,6 +142,21 @@ export async function runGate(options: GateOptions): Promise<Report> {
     tree.dispose();
   }
 }
+/** The counts of the micro-benchmarks and of the load tests, as one run's: their processes and time added. */
+function mergeCountsInfo(...infos: (CountsStage['info'] | undefined)[]): CountsStage['info'] | undefined {
+  const [first, ...rest] = infos.filter((info) => info !== undefined);
+  if (!first) return undefined;
+  return rest.reduce(
+    (sum, info) => ({
+      seeds: [...new Set([...sum.seeds, ...info.seeds])].sort((a, b) => a - b),
+      processes: sum.processes + info.processes,
+      durationMs: sum.durationMs + info.durationMs,
+      valgrind: sum.valgrind,
+    }),
+    first,
+  );
+}
+
 /** The report of a run that failed before it could compare anything. */
 export function errorReport(message: string, toolVersion: string): Report {
   return {

@@ -45,11 +45,16 @@ export const COUNTS_LEGEND =
   "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; " +
   "the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
 
+/** The same for a load test counted (http[].measure: counts): a request sent one at a time is its call. */
+export const SERVER_COUNTS_LEGEND =
+  "counted load tests: instructions per request, the server's threads together, its requests sent one at a time under callgrind";
+
 /** The legends of the columns this report's rows use. */
 export function columnsLegend(benchmarks: readonly ReportBenchmark[]): string {
   const counted = benchmarks.some((b) => b.counts);
   const timed = benchmarks.some((b) => !b.counts);
-  return [...(timed ? [COLUMNS_LEGEND] : []), ...(counted ? [COUNTS_LEGEND] : [])].join('. ');
+  const servers = benchmarks.some((b) => b.counts && b.kind === 'http');
+  return [...(timed ? [COLUMNS_LEGEND] : []), ...(counted ? [COUNTS_LEGEND] : []), ...(servers ? [SERVER_COUNTS_LEGEND] : [])].join('. ');
 }
 
 /** The verdict words in one line, the same in both reports (the markdown's in its "How to read this"). */

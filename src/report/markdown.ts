@@ -235,8 +235,9 @@ const HOW_TO_READ = new Markup(
 /** The same for a run whose micro-benchmarks were counted (micro.measure: counts): what its rows are instead. */
 const HOW_TO_READ_COUNTS = new Markup(
   [
-    "Micro-benchmarks were counted, not timed: instructions per call at full tiering under Valgrind's callgrind, each revision in " +
-      "processes of its own, one per seed (V8's hash and random seeds, and the order the bench files load in). " +
+    "Counted rows were counted, not timed: instructions per call at full tiering under Valgrind's callgrind, each revision in " +
+      "processes of its own, one per seed (V8's hash and random seeds, and the order the bench files load in); a counted load " +
+      "test's call is a request, sent one at a time, its server's threads counted together. " +
       'The same code under the same seed reads the same count.',
     "Change is head against base in calls per instruction (fewer instructions a call reads as faster), the mean of each seed's pair, " +
       'with a paired t interval over seeds, widened so the whole table shares one false-alarm rate; where no seed moves the change, ' +

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { fixtureRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
@@ -91,5 +92,42 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
     expect(report.verdict).toBe('error');
     expect(report.benchmarks[0].verdict).toBe('error');
     expect(report.benchmarks[0].error).toMatch(/started no seed at both revisions/);
+  });
+
+  it("counts a load test's server in instructions per request (http[].measure: counts): every hook awaited, a regression", async () => {
+    repo = fixtureRepo('http-lifecycle', {
+      config: [
+        'micro:',
+        '  seeds: 2',
+        'http:',
+        '  - name: todo list',
+        '    start: node server.js',
+        '    ready: /health',
+        '    measure: counts',
+        '    requests:',
+        '      - path: /todo-lists/1',
+        '    budget: 5%',
+        '',
+      ].join('\n'),
+    });
+    const run = await runCli(
+      ['compare', '--base', 'main', '--profile', 'never', '--json', 'out/report.json', '--markdown', 'out/report.md'],
+      repo,
+    );
+    expect(run.code, run.stderr).toBe(1);
+    const report = readJson(path.join(repo, 'out/report.json'));
+    const [bench] = report.benchmarks as (CountedRow & { kind: string })[];
+    expect(bench).toMatchObject({ id: 'http > todo list', kind: 'http', verdict: 'regression', base: null });
+    // 201 hooks a request, each awaited at head (a promise and a microtask each) where base awaits none of them.
+    expect(bench!.counts.head.instructions).toBeGreaterThan(2 * bench!.counts.base.instructions);
+    expect(bench!.change.high).toBeLessThan(-0.3);
+    expect(bench!.change.estimate).toBeCloseTo(bench!.counts.base.instructions / bench!.counts.head.instructions - 1, 2);
+    expect(bench!.counts.seeds).toEqual([1, 2]);
+    expect(report.run.counts).toMatchObject({ seeds: [1, 2], processes: 4 });
+    // Nothing was timed: no HTTP rounds, no requests/s.
+    expect(report.run.httpRounds).toBeUndefined();
+    expect(run.stdout).toContain('instructions per request');
+    expect(run.stdout).toContain('FAIL: 1 regression');
+    expect(readFileSync(path.join(repo, 'out/report.md'), 'utf8')).toContain("a counted load test's call is a request");
   });
 });

@@ -65,6 +65,12 @@ time-limit: 2m
       /: micro\.gate is 'counts', but micro\.measure is time \(the default\): the gate chooses between figures only where micro\.measure is both/,
     );
     expect(() => load('micro:\n  measure: both\n  gate: cycles\n')).toThrow(/gate/);
+    const http = (measure: string) =>
+      `http:\n  - name: list\n    start: node server.js\n    requests: [{ path: / }]\n    measure: ${measure}\n`;
+    expect(load(http('counts')).http[0]!.measure).toBe('counts');
+    expect(load(http('time')).http[0]!.measure).toBe('time');
+    expect(load('http:\n  - name: list\n    start: node server.js\n    requests: [{ path: / }]\n').http[0]!.measure).toBe('time');
+    expect(() => load(http('both'))).toThrow(/http\/0\/measure|measure/);
     expect(() => load('micro:\n  processes: 9\n')).toThrow(/processes/);
     expect(config.install).toBe('pnpm install');
     expect(config.build).toBe('npm run build');

@@ -59,4 +59,21 @@ describe("the gate's policy", () => {
     expect(withPolicyOf(counted, timed).micro).toMatchObject({ measure: 'time', seeds: 3 });
     expect(withPolicyOf(timed, config('micro:\n  measure: counts\n  seeds: 5\n')).micro).toMatchObject({ measure: 'counts', seeds: 5 });
   });
+
+  it("keeps base's measure of each load test: head cannot switch one to counts or back, and a new one is timed", () => {
+    const test = (name: string, measure?: string) =>
+      `  - name: ${name}\n    start: node server.js\n    requests: [{ path: / }]\n${measure ? `    measure: ${measure}\n` : ''}`;
+    const base = config(`http:\n${test('list', 'counts')}${test('show')}`);
+    const head = config(`http:\n${test('list', 'time')}${test('show', 'counts')}${test('new one', 'counts')}`);
+    expect(policyChanges(base, head).map((c) => `${c.setting} ${c.base} → ${c.head}`)).toEqual([
+      'http "list" measure counts → none',
+      'http "show" measure none → counts',
+      'http "new one" measure none → counts',
+    ]);
+    expect(withPolicyOf(head, base).http.map((t) => [t.name, t.measure])).toEqual([
+      ['list', 'counts'],
+      ['show', 'time'],
+      ['new one', 'time'],
+    ]);
+  });
 });

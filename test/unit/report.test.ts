@@ -525,7 +525,7 @@ describe('a counts-mode row (micro.measure: counts)', () => {
     expect(cells).toContain('2.11k instr');
     expect(markdown).toContain('instructions per call');
     // The "How to read this" of a counted run says what its rows are, not time mode's alternation.
-    expect(markdown).toContain('Micro-benchmarks were counted, not timed');
+    expect(markdown).toContain('Counted rows were counted, not timed');
     expect(markdown).not.toContain('alternating short timed blocks');
   });
 

@@ -33,7 +33,33 @@ const MAX_BLOCK_CALLS = 1 << 24;
  * holds the block's calls and one marker call; a mark before the first closes what ran before (reading the last
  * dumps, a message sent), which nobody reads. The dumps are read after the last block.
  */
-export class Counter {
+/** What countTask reads blocks from: a process's own counter (Counter), or a server's (measure/counts/server.ts). */
+export interface BlockCounter {
+  /** `count` blocks of `run()` back to back: each block's instructions, its marker's cost included. */
+  blocks(count: number, run: () => unknown): Promise<number[]>;
+}
+
+/** How large a block is and how long a warm-up may take: a call's and a request's differ by orders of magnitude. */
+export interface BlockSizes {
+  /** A block holds at least this many instructions (its marker's cost taken off). */
+  blockInstructions: number;
+  /** The most warm-up blocks before the task is measured as it is, said unsteady. */
+  maxWarmupBlocks: number;
+  /** The fewest calls in a block (a power of two): a server's first requests cost many times its steady ones. */
+  minBatch: number;
+  /** Steady when the floor of the last blocks is within this of the floor of those before them (relative). */
+  tolerance: number;
+}
+
+/** A micro-benchmark task's blocks. */
+export const CALL_BLOCKS: BlockSizes = {
+  blockInstructions: BLOCK_INSTRUCTIONS,
+  maxWarmupBlocks: MAX_WARMUP_BLOCKS,
+  minBatch: 1,
+  tolerance: STEADY_TOLERANCE,
+};
+
+export class Counter implements BlockCounter {
   private dumps = 0;
 
   constructor(private readonly prefix: string) {}
@@ -46,19 +72,7 @@ export class Counter {
 
   /** The instructions of the segment that dump `n` ended (its file is removed). */
   read(n: number): number {
-    const file = `${this.prefix}.${n}`;
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      throw new Error(
-        `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`,
-      );
-    }
-    rmSync(file, { force: true });
-    const totals = /^(?:totals|summary):\s+(\d+)/m.exec(text);
-    if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
-    return Number(totals[1]);
+    return readDump(`${this.prefix}.${n}`);
   }
 
   /**
@@ -78,6 +92,22 @@ export class Counter {
       throw new Error('the task calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)');
     return Array.from({ length: count }, (_, k) => this.read(first + 1 + k));
   }
+}
+
+/** The instructions of the segment a callgrind dump holds, read from its `totals:` line; the file is removed. */
+export function readDump(file: string): number {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new Error(
+      `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`,
+    );
+  }
+  rmSync(file, { force: true });
+  const totals = /^(?:totals|summary):\s+(\d+)/m.exec(text);
+  if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
+  return Number(totals[1]);
 }
 
 /**
@@ -130,29 +160,29 @@ export interface CountFigures {
  * blocks then run in pairs until their floor stops falling (the optimizing compiler is done with the task), and
  * MEASURED_BLOCKS more are counted.
  */
-export async function countTask(loop: (n: number) => unknown, counter: Counter): Promise<CountFigures> {
+export async function countTask(loop: (n: number) => unknown, counter: BlockCounter, sizes = CALL_BLOCKS): Promise<CountFigures> {
   const blocks = (count: number, calls: number) => counter.blocks(count, () => loop(calls));
   // What a block costs with no call in it (the marker's own call, the loop's entry): taken off every block.
   const empty = async () => Math.min(...(await blocks(3, 0)));
   let overhead = await empty();
-  let batch = 1;
+  let batch = sizes.minBatch;
   for (;;) {
     // The fewer of two blocks: a block's first run may hold a compilation the next ones do not.
     const spent = Math.min(...(await blocks(2, batch))) - overhead;
-    if (spent >= BLOCK_INSTRUCTIONS || batch >= MAX_BLOCK_CALLS) break;
+    if (spent >= sizes.blockInstructions || batch >= MAX_BLOCK_CALLS) break;
     // Powers of two only, so revisions and seeds of near costs land on the same block and collections fall alike;
     // at least double, at most to the power that would hold a block's instructions at this cost.
-    const wanted = spent > 0 ? (batch * BLOCK_INSTRUCTIONS) / spent : batch * 64;
+    const wanted = spent > 0 ? (batch * sizes.blockInstructions) / spent : batch * 64;
     batch = Math.min(MAX_BLOCK_CALLS, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
   }
   const perCall: number[] = [];
   let steady = false;
-  while (perCall.length < MAX_WARMUP_BLOCKS) {
+  while (perCall.length < sizes.maxWarmupBlocks) {
     perCall.push(...(await blocks(STEADY_RUN, batch)).map((spent) => (spent - overhead) / batch));
     if (perCall.length >= 2 * STEADY_RUN) {
       const last = Math.min(...perCall.slice(-STEADY_RUN));
       const before = Math.min(...perCall.slice(-2 * STEADY_RUN, -STEADY_RUN));
-      if (Math.abs(last - before) <= STEADY_TOLERANCE * before) {
+      if (Math.abs(last - before) <= sizes.tolerance * before) {
         steady = true;
         break;
       }

@@ -4,11 +4,15 @@
  * open, what Clinic Doctor reads: event-loop delay, event-loop utilisation, GC
  * pauses by kind, peak RSS and heap. benchgate drives it over a unix socket
  * (BENCHGATE_PROBE_SOCKET) with one-line commands: hello, start, pause, resume, stop,
- * and `profile-start <interval µs>` / `profile-stop <file>` around a window under the V8 CPU profiler.
+ * `profile-start <interval µs>` / `profile-stop <file>` around a window under the V8 CPU profiler, and
+ * `mark [young]`, the marker of a server counted under callgrind.
  * Everything it opens is unref'd: it never keeps a server alive or changes its exit.
  */
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { startProfiler, type RunningProfiler } from '../profiler.js';
 import {
   constants,
@@ -43,19 +47,27 @@ const PARENT_CHECK_MS = 500;
  * benchgate stops its servers when it ends, or on a signal it can trap. SIGKILL it cannot: then the
  * probe, which lives in the server, ends the server once benchgate's process is gone.
  */
-function exitWithParent(pid: number): void {
-  if (!Number.isSafeInteger(pid) || pid <= 1) return;
-  setInterval(() => {
+function exitWithParent(pid: number, everyMs = PARENT_CHECK_MS): NodeJS.Timeout | undefined {
+  if (!Number.isSafeInteger(pid) || pid <= 1) return undefined;
+  return setInterval(() => {
     try {
       process.kill(pid, 0);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ESRCH') process.exit(1);
     }
-  }, PARENT_CHECK_MS).unref();
+  }, everyMs).unref();
 }
 
+/**
+ * How often the probe looks for benchgate once a server is counted: the check runs by the wall clock, which the
+ * simulator slows down, so each of its runs is instructions a block holds or not by chance; rarer, they move it less.
+ */
+const PARENT_CHECK_COUNTED_MS = 10_000;
+
 function install(socketPath: string): void {
-  exitWithParent(Number(process.env.BENCHGATE_PARENT_PID));
+  const parentPid = Number(process.env.BENCHGATE_PARENT_PID);
+  let parentCheck = exitWithParent(parentPid);
+  let counted = false;
   // Children of the server (workers, npm scripts) must not load the probe or answer on its socket.
   delete process.env.BENCHGATE_PROBE_SOCKET;
   delete process.env.BENCHGATE_PARENT_PID;
@@ -135,6 +147,17 @@ function install(socketPath: string): void {
         writeFileSync(argument, JSON.stringify(profile));
         return { ok: true, samples: profile.samples?.length ?? 0 };
       }
+      case 'mark':
+        // Counts of a server (measure: counts): a young collection where asked (a block's start), then the marker
+        // callgrind dumps its counters at (measure/counts/server.ts). Nothing else here calls os.getPriority().
+        if (!counted) {
+          counted = true;
+          clearInterval(parentCheck);
+          parentCheck = exitWithParent(parentPid, PARENT_CHECK_COUNTED_MS);
+        }
+        if (argument === 'young') youngCollection();
+        os.getPriority();
+        return { ok: true };
       case 'hello':
         return { ok: true, pid: process.pid, node: process.version };
       case 'start':
@@ -197,6 +220,17 @@ function install(socketPath: string): void {
   server.on('error', () => undefined);
   server.listen(socketPath);
   server.unref();
+}
+
+let collector: ((options: { type: 'minor'; execution: 'sync' }) => void) | undefined;
+
+/** A young collection, with `gc` made on first use only (counts mode), never exposed to the server's code. */
+function youngCollection(): void {
+  if (!collector) {
+    v8.setFlagsFromString('--expose-gc');
+    collector = vm.runInNewContext('gc') as typeof collector;
+  }
+  collector!({ type: 'minor', execution: 'sync' });
 }
 
 /**

@@ -26,6 +26,8 @@ export interface ServerOptions {
   socketDir: string;
   /** Names the server in messages: "head (feature @ 1a2b3c4)". */
   label: string;
+  /** Preload the probe whatever the command (a node under valgrind); by default only where the command runs node. */
+  probe?: boolean;
 }
 
 /** True when the command starts the server with node itself, so NODE_OPTIONS reaches it and the probe can load. */
@@ -86,7 +88,7 @@ export class ServerProcess {
   }
 
   private static spawn(options: ServerOptions, port: number): ServerProcess {
-    const probe = runsNode(options.command);
+    const probe = options.probe ?? runsNode(options.command);
     const socket = probe ? path.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : undefined;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : undefined]
       .filter(Boolean)

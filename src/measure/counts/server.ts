@@ -1,0 +1,261 @@
+/**
+ * Counts of an HTTP server (a load test's `measure: counts`): the server of one revision started under callgrind,
+ * driven by the load test's own requests one at a time (a cycle of its `requests`, in order, each answered before the
+ * next is sent), in blocks ended by a marker the probe calls in the server (`mark`, os.getPriority()): the same blocks,
+ * steady state and figures as a micro-benchmark's task (task.ts countTask), a cycle in place of a call. Every status
+ * is checked as in time mode: a server that answers what its request does not expect is an error, never a count.
+ *
+ * Written by hand: no library drives a server under callgrind.
+ */
+import { existsSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { Revision } from '../../checkout/revisions.js';
+import { describeExpected, expectsStatus } from '../../config/status.js';
+import type { HttpBenchmarkConfig, HttpRequestConfig } from '../../config/types.js';
+import { messageOf, UserError } from '../../util/errors.js';
+import { formatPath } from '../../util/format.js';
+import { ServerProcess, runsNode } from '../http/server.js';
+import { callgrindArgs } from './callgrind.js';
+import type { SideCounts } from './schedule.js';
+import { countTask, readDump, type BlockCounter, type BlockSizes, type CountFigures } from './task.js';
+
+/**
+ * A server's blocks: a request is 10^4-10^6 instructions, its first ones cost several times its steady ones, and a
+ * server reaches its steady state after thousands of requests (a node http server's floor still fell from 104.6k to
+ * 101.1k instructions a request between its 4,000th and 8,000th), with a collection every few hundred and timers that
+ * run by the wall clock (node's Date header, once a second): blocks of at least 256 requests and 20 M instructions, up
+ * to 48 warm-up blocks, and steady within 1%.
+ */
+export const REQUEST_BLOCKS: BlockSizes = { blockInstructions: 20_000_000, maxWarmupBlocks: 48, minBatch: 256, tolerance: 0.01 };
+
+/** Node's start under callgrind takes 12 s and a framework's modules more: the ready check waits at least this long. */
+const READY_UNDER_CALLGRIND_MS = 180_000;
+
+/** A request the simulator keeps longer than this is a server that does not answer. */
+const REQUEST_TIMEOUT_MS = 120_000;
+
+/** V8 flags for a server counted under callgrind, beyond callgrindArgs': no collections timed by the wall clock. */
+const SERVER_FLAGS = ['--no-memory-reducer'];
+
+/**
+ * The load test's `start` run under callgrind: its `node` (with any `VAR=value` before it) becomes valgrind running that
+ * node. Only a command that starts node itself can be counted: `npm start` would count npm, and a shell script's node
+ * is out of reach.
+ */
+export function callgrindCommand(
+  benchmark: Pick<HttpBenchmarkConfig, 'start' | 'where'>,
+  valgrind: string,
+  dumpPrefix: string,
+  seed: number,
+) {
+  const parts = /^(\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)((?:\S*\/)?node)(?=\s|$)(.*)$/s.exec(benchmark.start);
+  if (!runsNode(benchmark.start) || !parts || /^\s*taskset\b/.test(benchmark.start))
+    throw new UserError(
+      `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' does not start node itself: ` +
+        "write the command that starts it (as 'node server.js'), or measure this load test in time (measure: time).",
+    );
+  const [, env, node, rest] = parts;
+  const args = [...callgrindArgs(dumpPrefix, seed, node), ...SERVER_FLAGS].map(shellWord);
+  return `${env}${shellWord(valgrind)} ${args.join(' ')}${rest}`;
+}
+
+/** A word for the shell: as it is when it needs no quoting, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w./=,:@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+export interface ServerCountPlan {
+  benchmark: HttpBenchmarkConfig;
+  revision: Revision;
+  seed: number;
+  valgrind: string;
+  probePath: string;
+  socketDir: string;
+  /** The dumps' path prefix (a file of the run's temp folder). */
+  dumpPrefix: string;
+}
+
+/** Instructions per request (CountFigures per cycle divided by the cycle's requests) of one revision under one seed. */
+export async function countServer(plan: ServerCountPlan): Promise<CountFigures> {
+  const { benchmark, revision } = plan;
+  const server = await ServerProcess.start({
+    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed),
+    cwd: revision.root,
+    readyPath: benchmark.ready,
+    readyTimeoutMs: Math.max(benchmark.readyTimeoutMs, READY_UNDER_CALLGRIND_MS),
+    probePath: plan.probePath,
+    socketDir: plan.socketDir,
+    label: `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)}) under callgrind`,
+    probe: true,
+  });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const counter = new ServerCounter(server, plan.dumpPrefix);
+    await counter.hello();
+    const cycle = async (n: number) => {
+      for (let i = 0; i < n; i++) for (const request of benchmark.requests) await send(server.port, agent, request, server);
+    };
+    // One cycle first: a server that answers what its requests do not expect fails here, before anything is counted.
+    await cycle(1);
+    const figures = await countTask(cycle, counter, REQUEST_BLOCKS);
+    const perRequest = (x: number) => x / benchmark.requests.length;
+    return {
+      ...figures,
+      instructions: perRequest(figures.instructions),
+      floor: perRequest(figures.floor),
+      window: perRequest(figures.window),
+      calls: figures.calls * benchmark.requests.length,
+    };
+  } finally {
+    agent.destroy();
+    await server.stop();
+  }
+}
+
+/**
+ * A server's counter: marks made by the probe in the server's process (callgrind dumps there, to the plan's prefix),
+ * read here once the block's dumps are written.
+ */
+class ServerCounter implements BlockCounter {
+  private dumps = 0;
+
+  constructor(
+    private readonly server: ServerProcess,
+    private readonly prefix: string,
+  ) {}
+
+  /** The probe must answer: without it no mark is made, and nothing could be counted. */
+  async hello(): Promise<void> {
+    const reply = await this.server.probe<{ ok?: boolean }>('hello', 60_000);
+    if (!reply?.ok)
+      throw new Error(`${this.server.label}: benchgate's probe did not load in the server (NODE_OPTIONS must reach its node)`);
+  }
+
+  private async mark(young = false): Promise<number> {
+    const reply = await this.server.probe<{ ok?: boolean }>(young ? 'mark young' : 'mark', REQUEST_TIMEOUT_MS);
+    this.server.checkAlive('while counted');
+    if (!reply?.ok) throw new Error(`${this.server.label}: the probe did not mark a block`);
+    return ++this.dumps;
+  }
+
+  async blocks(count: number, run: () => unknown): Promise<number[]> {
+    const first = await this.mark(true);
+    for (let k = 0; k < count; k++) {
+      await run();
+      await this.mark();
+    }
+    rmSync(`${this.prefix}.${first}`, { force: true });
+    if (existsSync(`${this.prefix}.${this.dumps + 1}`))
+      throw new Error('the server calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)');
+    return Array.from({ length: count }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`));
+  }
+}
+
+/** One request on the kept-alive connection, its body read whole; a status its request does not expect throws. */
+function send(port: number, agent: http.Agent, request: HttpRequestConfig, server: ServerProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const label = `${request.method} ${formatPath(request.path)}`;
+    const outgoing = http.request(
+      { host: '127.0.0.1', port, method: request.method, path: request.path, headers: request.headers, agent, timeout: REQUEST_TIMEOUT_MS },
+      (response) => {
+        response.resume();
+        response.on('error', reject);
+        response.on('end', () => {
+          const status = response.statusCode ?? 0;
+          if (expectsStatus(request.status, status)) resolve();
+          else reject(new Error(`${server.label} answered ${label} with ${status} (expected ${describeExpected(request.status)})`));
+        });
+      },
+    );
+    outgoing.on('timeout', () =>
+      outgoing.destroy(new Error(`${server.label} did not answer ${label} within ${REQUEST_TIMEOUT_MS / 1000}s`)),
+    );
+    outgoing.on('error', (error) => {
+      try {
+        server.checkAlive(`answering ${label}`);
+        reject(error);
+      } catch (crashed) {
+        reject(crashed instanceof Error ? crashed : new Error(String(crashed)));
+      }
+    });
+    outgoing.end(request.body);
+  });
+}
+
+export interface ServerCountsPlan {
+  base: Revision;
+  head: Revision;
+  benchmarks: readonly HttpBenchmarkConfig[];
+  seeds: readonly number[];
+  valgrind: string;
+  probePath: string;
+  socketDir: string;
+  /** Servers at once (default: the machine's cores): counts do not move with neighbours. */
+  parallel?: number | undefined;
+  /** No server starts after this (the run's time limit): a seed left uncounted at a revision is dropped at both. */
+  deadline?: number | undefined;
+  now?: () => number;
+  log: (line: string) => void;
+  /** Counts one revision under one seed (default: countServer); tests pass a fake. */
+  count?: (plan: ServerCountPlan) => Promise<CountFigures>;
+}
+
+export interface CountedServer {
+  benchmark: HttpBenchmarkConfig;
+  /** Per revision, a figure per seed counted at both, in seed order; undefined with an error. */
+  base: SideCounts | undefined;
+  head: SideCounts | undefined;
+  /** The seeds both revisions were counted under. */
+  seeds: number[];
+  error?: string;
+  processes: number;
+}
+
+/** Every counted load test, each revision under each seed in a server of its own, side by side. */
+export async function countServers(plan: ServerCountsPlan): Promise<CountedServer[]> {
+  const now = plan.now ?? Date.now;
+  const count = plan.count ?? countServer;
+  const jobs = plan.benchmarks.flatMap((benchmark) =>
+    plan.seeds.flatMap((seed) => [plan.base, plan.head].map((revision) => ({ benchmark, seed, revision }))),
+  );
+  const results = new Map<(typeof jobs)[number], CountFigures | Error | 'skipped'>();
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const index = next++;
+      const job = jobs[index]!;
+      // A load test that failed already is not started again under other seeds.
+      const failedBefore = jobs.slice(0, index).some((j) => j.benchmark === job.benchmark && results.get(j) instanceof Error);
+      if (failedBefore || (plan.deadline !== undefined && now() > plan.deadline)) {
+        results.set(job, 'skipped');
+        continue;
+      }
+      plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} (a server under callgrind)`);
+      const dumpPrefix = path.join(plan.socketDir, `callgrind-server.${index}`);
+      try {
+        results.set(job, await count({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix }));
+      } catch (error) {
+        results.set(job, error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.parallel ?? os.availableParallelism(), jobs.length)) }, worker));
+  return plan.benchmarks.map((benchmark) => {
+    const own = jobs.filter((job) => job.benchmark === benchmark);
+    const processes = own.filter((job) => results.get(job) !== 'skipped').length;
+    const failure = own.map((job) => results.get(job)).find((r): r is Error => r instanceof Error);
+    if (failure) return { benchmark, base: undefined, head: undefined, seeds: [], error: messageOf(failure), processes };
+    const counted = (seed: number, revision: Revision) => results.get(own.find((j) => j.seed === seed && j.revision === revision)!);
+    // Paired by seed: a seed the time limit left uncounted at either revision is left out at both.
+    const seeds = plan.seeds.filter((seed) => counted(seed, plan.base) !== 'skipped' && counted(seed, plan.head) !== 'skipped');
+    const side = (revision: Revision): SideCounts => {
+      const figures = seeds.map((seed) => counted(seed, revision) as CountFigures);
+      return { instructions: figures.map((f) => f.instructions), unsteady: seeds.filter((_, i) => !figures[i]!.steady) };
+    };
+    if (!seeds.length)
+      return { benchmark, base: undefined, head: undefined, seeds, processes, error: 'the time limit started no seed at both revisions' };
+    return { benchmark, base: side(plan.base), head: side(plan.head), seeds, processes };
+  });
+}

@@ -1,0 +1,170 @@
+// A load test counted under callgrind (measure/counts/server.ts): the command that wraps its node, and how the seeds of
+// each revision's servers pair, where callgrind is not what answers.
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { callgrindCommand, countServer, countServers, type ServerCountPlan } from '../../src/measure/counts/server.js';
+import type { CountFigures } from '../../src/measure/counts/task.js';
+import { fakeLoadTest, fakeRevision } from '../fakes.js';
+
+const where = 'benchgate.yml: http[0] (todos)';
+
+describe('callgrindCommand', () => {
+  it("runs the command's own node under valgrind, with V8's predictable flags before the user's", () => {
+    const command = callgrindCommand({ start: 'node server.js', where }, 'valgrind', '/tmp/run/cg', 2);
+    expect(command).toMatch(/^valgrind --tool=callgrind .*--callgrind-out-file=\/tmp\/run\/cg .*--dump-before=uv_os_getpriority /);
+    expect(command).toMatch(/ node --predictable --predictable-gc-schedule --hash-seed=2 --random-seed=2 --no-memory-reducer server\.js$/);
+  });
+
+  it('keeps variables set before node and the flags after it, and quotes a word with a space', () => {
+    const command = callgrindCommand(
+      { start: 'NODE_ENV=production node --max-old-space-size=100 dist/index.js', where },
+      '/usr/bin/valgrind',
+      '/tmp/my run/cg',
+      1,
+    );
+    expect(command).toMatch(/^NODE_ENV=production \/usr\/bin\/valgrind --tool=callgrind /);
+    expect(command).toContain(" '--callgrind-out-file=/tmp/my run/cg' ");
+    expect(command).toMatch(/ node --predictable .*--no-memory-reducer --max-old-space-size=100 dist\/index\.js$/);
+    expect(callgrindCommand({ start: './bin/node app.js', where }, 'valgrind', '/t/cg', 1)).toMatch(
+      / \.\/bin\/node --predictable .* app\.js$/,
+    );
+  });
+
+  it('refuses a command that does not start node itself, naming the field', () => {
+    for (const start of ['npm start', 'sh -c "node server.js"', 'taskset -c 1 node server.js', 'nodemon server.js'])
+      expect(() => callgrindCommand({ start, where }, 'valgrind', '/t/cg', 1), start).toThrow(
+        /benchgate\.yml: http\[0\] \(todos\)\.start: measure: counts runs the server under callgrind, .* does not start node itself/,
+      );
+  });
+});
+
+const steady = (instructions: number): CountFigures => ({
+  instructions,
+  floor: instructions,
+  window: instructions,
+  calls: 1792,
+  batch: 256,
+  warmupBlocks: 10,
+  steady: true,
+});
+
+const plan = {
+  base: fakeRevision('base'),
+  head: fakeRevision('head'),
+  seeds: [1, 2, 3],
+  valgrind: 'valgrind',
+  probePath: '/nowhere/probe.cjs',
+  socketDir: '/nowhere',
+  log: () => undefined,
+};
+
+describe('countServers', () => {
+  it("pairs each revision's figures by seed, in seed order, a server per revision and seed", async () => {
+    const started: string[] = [];
+    const [counted] = await countServers({
+      ...plan,
+      benchmarks: [fakeLoadTest('todos', { measure: 'counts' })],
+      parallel: 1,
+      count: async (job: ServerCountPlan) => {
+        started.push(`${job.revision.label}:${job.seed}`);
+        return { ...steady((job.revision.label === 'base' ? 100 : 120) + job.seed), steady: job.seed !== 2 };
+      },
+    });
+    expect(started).toEqual(['base:1', 'head:1', 'base:2', 'head:2', 'base:3', 'head:3']);
+    expect(counted).toMatchObject({
+      seeds: [1, 2, 3],
+      base: { instructions: [101, 102, 103], unsteady: [2] },
+      head: { instructions: [121, 122, 123], unsteady: [2] },
+      processes: 6,
+    });
+    expect(counted!.error).toBeUndefined();
+  });
+
+  it('leaves a seed the time limit did not start at one revision out at both', async () => {
+    let clock = 0;
+    const [counted] = await countServers({
+      ...plan,
+      benchmarks: [fakeLoadTest('todos', { measure: 'counts' })],
+      parallel: 1,
+      now: () => clock,
+      deadline: 4,
+      count: async (job: ServerCountPlan) => {
+        clock += 1;
+        return steady(job.revision.label === 'base' ? 100 : 120);
+      },
+    });
+    // Five servers started by the deadline: base and head under seeds 1 and 2, base under seed 3.
+    expect(counted).toMatchObject({ seeds: [1, 2], base: { instructions: [100, 100] }, head: { instructions: [120, 120] }, processes: 5 });
+  });
+
+  it('fails a load test whose server failed under any seed, with its message, and starts it under no further seed', async () => {
+    const started: string[] = [];
+    const [broken, fine] = await countServers({
+      ...plan,
+      benchmarks: [fakeLoadTest('broken', { measure: 'counts' }), fakeLoadTest('fine', { measure: 'counts' })],
+      parallel: 1,
+      count: async (job: ServerCountPlan) => {
+        started.push(`${job.benchmark.name}:${job.revision.label}:${job.seed}`);
+        if (job.benchmark.name === 'broken' && job.revision.label === 'head')
+          throw new Error('head answered GET /todos with 500 (expected 2xx)');
+        return steady(100);
+      },
+    });
+    expect(broken).toMatchObject({ error: 'head answered GET /todos with 500 (expected 2xx)', base: undefined, head: undefined });
+    expect(started.filter((s) => s.startsWith('broken'))).toEqual(['broken:base:1', 'broken:head:1']);
+    expect(fine).toMatchObject({ seeds: [1, 2, 3], processes: 6 });
+  });
+});
+
+describe('countServer with a valgrind that is not one', () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-count-server-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  // Drops its own options and runs node plainly: the probe's marks then make no dump.
+  const fake = path.join(root, 'fake-valgrind');
+  writeFileSync(fake, '#!/bin/sh\nwhile [ "${1#--}" != "$1" ]; do shift; done\nexec "$@"\n');
+  chmodSync(fake, 0o755);
+  writeFileSync(
+    path.join(root, 'server.js'),
+    "require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), process.env.HOST);\n",
+  );
+  const probePath = fileURLToPath(new URL('../../dist/probe.cjs', import.meta.url));
+
+  it('fails with the marker that made no dump, and stops its server', async () => {
+    const job = {
+      ...plan,
+      benchmark: fakeLoadTest('todos', {
+        measure: 'counts',
+        ready: undefined,
+        requests: [{ method: 'GET', path: '/', headers: {}, body: undefined, status: ['2xx'] }],
+      }),
+      revision: { ...fakeRevision('base'), root },
+      seed: 1,
+      valgrind: fake,
+      probePath,
+      socketDir: root,
+      dumpPrefix: path.join(root, 'cg'),
+    };
+    await expect(countServer(job)).rejects.toThrow(/callgrind wrote no dump at the marker/);
+  });
+
+  it('fails a server that answers a status its request does not expect, naming the request', async () => {
+    const job = {
+      ...plan,
+      benchmark: fakeLoadTest('todos', {
+        measure: 'counts',
+        ready: undefined,
+        requests: [{ method: 'GET', path: '/', headers: {}, body: undefined, status: [404] }],
+      }),
+      revision: { ...fakeRevision('base'), root },
+      seed: 1,
+      valgrind: fake,
+      probePath,
+      socketDir: root,
+      dumpPrefix: path.join(root, 'cg'),
+    };
+    await expect(countServer(job)).rejects.toThrow(/answered GET \/ with 200 \(expected 404\)/);
+  });
+});
