@@ -39577,8 +39577,8 @@ var require_pretty_bytes = __commonJS({
         number = number.toPrecision(3);
       }
       const numberString = toLocaleString(Number(number), options.locale, localeOptions);
-      const unit = UNITS[exponent];
-      return prefix + numberString + " " + unit;
+      const unit2 = UNITS[exponent];
+      return prefix + numberString + " " + unit2;
     };
   }
 });
@@ -47696,8 +47696,8 @@ var require_timestring = __commonJS({
       }
       groups2.forEach((group2) => {
         let value = group2.match(/[0-9.]+/g)[0];
-        let unit = group2.match(/[a-z]+/g)[0];
-        totalSeconds += getSeconds(value, unit, unitValues);
+        let unit2 = group2.match(/[a-z]+/g)[0];
+        totalSeconds += getSeconds(value, unit2, unitValues);
       });
       if (returnUnit) {
         return convert(totalSeconds, returnUnit, unitValues);
@@ -47717,19 +47717,19 @@ var require_timestring = __commonJS({
       unitValues.y = opts.daysPerYear * unitValues.d;
       return unitValues;
     }
-    function getUnitKey(unit) {
+    function getUnitKey(unit2) {
       for (let key of Object.keys(UNIT_MAP)) {
-        if (UNIT_MAP[key].indexOf(unit) > -1) {
+        if (UNIT_MAP[key].indexOf(unit2) > -1) {
           return key;
         }
       }
-      throw new Error(`The unit [${unit}] is not supported by timestring`);
+      throw new Error(`The unit [${unit2}] is not supported by timestring`);
     }
-    function getSeconds(value, unit, unitValues) {
-      return value * unitValues[getUnitKey(unit)];
+    function getSeconds(value, unit2, unitValues) {
+      return value * unitValues[getUnitKey(unit2)];
     }
-    function convert(value, unit, unitValues) {
-      return value / unitValues[getUnitKey(unit)];
+    function convert(value, unit2, unitValues) {
+      return value / unitValues[getUnitKey(unit2)];
     }
   }
 });
@@ -86076,6 +86076,11 @@ var benchgate_schema_default = {
           description: "With measure: both, the figure the verdict is read from (default time); the other is measured and shown beside it.",
           enum: ["time", "counts"]
         },
+        count: {
+          title: "instructions or cycles",
+          description: "What counts mode counts (micro-benchmarks and counted load tests): instructions (default), or cycles estimated from callgrind's cache model (instructions + 10 x first-level misses + 100 x last-level misses; about 1.4x the time under the simulator). docs/counts.md.",
+          enum: ["instructions", "cycles"]
+        },
         seeds: {
           title: "processes per revision in counts mode (2 to 16)",
           description: "Counts mode runs each revision under this many V8 hash and random seeds, a process each: their spread is the spread between processes, and the interval comes from it. Default 3.",
@@ -86384,7 +86389,8 @@ function toConfig(raw, file) {
       maxProcesses: typeof raw.micro?.processes === "number" ? raw.micro.processes : MAX_PROCESSES_PER_ROUND,
       measure: raw.micro?.measure ?? "time",
       gate: raw.micro?.gate ?? "time",
-      seeds: raw.micro?.seeds ?? DEFAULTS2.seeds
+      seeds: raw.micro?.seeds ?? DEFAULTS2.seeds,
+      count: raw.micro?.count ?? "instructions"
     }),
     http: Object.freeze((raw.http ?? []).map((entry, index) => toHttp(entry, index, file))),
     httpMode: raw["http-mode"] ?? DEFAULTS2.httpMode,
@@ -96416,10 +96422,12 @@ function findCallgrind(valgrind = "valgrind") {
     );
   }
 }
-function callgrindArgs(dumpPrefix, seed, node = process.execPath) {
+function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "instructions") {
   return [
     "--tool=callgrind",
     "--quiet",
+    // Cycles are estimated from the cache model's misses (task.ts readDump); it costs about 1.4x the time.
+    ...figure === "cycles" ? ["--cache-sim=yes"] : [],
     `--callgrind-out-file=${dumpPrefix}`,
     "--dump-before=uv_os_getpriority",
     "--dump-instr=no",
@@ -96476,12 +96484,18 @@ async function measureCounts(plan) {
         }
         plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
         const outcome = await runBenchmarkProcess(
-          { kind: "count", sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }], dumpPrefix, skip: [] },
+          {
+            kind: "count",
+            sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }],
+            dumpPrefix,
+            skip: [],
+            ...plan.figure ? { figure: plan.figure } : {}
+          },
           {
             runnerPath: plan.runnerPath,
             stallTimeoutMs: plan.stallTimeoutMs,
             cwd: job.revision.root,
-            command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, job.seed) }
+            command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, job.seed, void 0, plan.figure) }
           }
         );
         if (!outcome.ok) {
@@ -96591,7 +96605,8 @@ var CALL_BLOCKS = {
   minBatch: 1,
   tolerance: STEADY_TOLERANCE
 };
-function readDump(file) {
+var CYCLE_WEIGHTS = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
+function readDump(file, figure = "instructions") {
   let text2;
   try {
     text2 = readFileSync11(file, "utf8");
@@ -96601,9 +96616,14 @@ function readDump(file) {
     );
   }
   rmSync4(file, { force: true });
-  const totals = /^(?:totals|summary):\s+(\d+)/m.exec(text2);
+  const totals = /^(?:totals|summary):((?:\s+\d+)+)/m.exec(text2);
   if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
-  return Number(totals[1]);
+  const values = totals[1].trim().split(/\s+/).map(Number);
+  const events2 = /^events:(.*)$/m.exec(text2)?.[1]?.trim().split(/\s+/) ?? ["Ir"];
+  if (figure === "instructions") return values[Math.max(0, events2.indexOf("Ir"))];
+  if (!events2.includes("D1mr"))
+    throw new Error(`callgrind's dump ${file} has no cache events (events: ${events2.join(" ")}): cycles need --cache-sim=yes`);
+  return events2.reduce((sum3, event, i2) => sum3 + (CYCLE_WEIGHTS[event] ?? 0) * (values[i2] ?? 0), 0);
 }
 async function countTask(loop, counter2, sizes = CALL_BLOCKS) {
   const blocks = (count3, calls) => counter2.blocks(count3, () => loop(calls));
@@ -96647,14 +96667,14 @@ var REQUEST_BLOCKS = { blockInstructions: 2e7, maxWarmupBlocks: 48, minBatch: 25
 var READY_UNDER_CALLGRIND_MS = 18e4;
 var REQUEST_TIMEOUT_MS = 12e4;
 var SERVER_FLAGS = ["--no-memory-reducer"];
-function callgrindCommand(benchmark, valgrind, dumpPrefix, seed) {
+function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instructions") {
   const parts = /^(\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)((?:\S*\/)?node)(?=\s|$)(.*)$/s.exec(benchmark.start);
   if (!runsNode(benchmark.start) || !parts || /^\s*taskset\b/.test(benchmark.start))
     throw new UserError(
       `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' does not start node itself: write the command that starts it (as 'node server.js'), or measure this load test in time (measure: time).`
     );
   const [, env, node, rest] = parts;
-  const args = [...callgrindArgs(dumpPrefix, seed, node), ...SERVER_FLAGS].map(shellWord);
+  const args = [...callgrindArgs(dumpPrefix, seed, node, figure), ...SERVER_FLAGS].map(shellWord);
   return `${env}${shellWord(valgrind)} ${args.join(" ")}${rest}`;
 }
 function shellWord(word) {
@@ -96663,7 +96683,7 @@ function shellWord(word) {
 async function countServer(plan) {
   const { benchmark, revision } = plan;
   const server = await ServerProcess.start({
-    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed),
+    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed, plan.figure),
     cwd: revision.root,
     readyPath: benchmark.ready,
     readyTimeoutMs: Math.max(benchmark.readyTimeoutMs, READY_UNDER_CALLGRIND_MS),
@@ -96674,7 +96694,7 @@ async function countServer(plan) {
   });
   const agent = new http4.Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    const counter2 = new ServerCounter(server, plan.dumpPrefix);
+    const counter2 = new ServerCounter(server, plan.dumpPrefix, plan.figure);
     await counter2.hello();
     const cycle = async (n) => {
       for (let i2 = 0; i2 < n; i2++) for (const request2 of benchmark.requests) await send(server.port, agent, request2, server);
@@ -96695,12 +96715,14 @@ async function countServer(plan) {
   }
 }
 var ServerCounter = class {
-  constructor(server, prefix) {
+  constructor(server, prefix, figure = "instructions") {
     this.server = server;
     this.prefix = prefix;
+    this.figure = figure;
   }
   server;
   prefix;
+  figure;
   dumps = 0;
   /** The probe must answer: without it no mark is made, and nothing could be counted. */
   async hello() {
@@ -96723,7 +96745,7 @@ var ServerCounter = class {
     rmSync5(`${this.prefix}.${first}`, { force: true });
     if (existsSync9(`${this.prefix}.${this.dumps + 1}`))
       throw new Error("the server calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
-    return Array.from({ length: count3 }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`));
+    return Array.from({ length: count3 }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`, this.figure));
   }
 };
 function send(port, agent, request2, server) {
@@ -96862,7 +96884,7 @@ async function countsStage(run, files, otherFigures, startedAt = run.started) {
   const valgrind = callgrind(options.installCallgrind, options.log);
   const seeds = Array.from({ length: config.micro.seeds }, (_, i2) => i2 + 1);
   options.log(
-    `counts: instructions per call under ${valgrind.version}'s callgrind, ${seeds.length} seed(s) per revision, a process each (${seeds.length * 2} processes)`
+    `counts: ${unit(config.micro.count)} per call under ${valgrind.version}'s callgrind, ${seeds.length} seed(s) per revision, a process each (${seeds.length * 2} processes)`
   );
   const measured = await measureCounts({
     base: run.tree.base,
@@ -96872,6 +96894,7 @@ async function countsStage(run, files, otherFigures, startedAt = run.started) {
     runnerPath: options.runnerPath,
     valgrind: valgrind.path,
     seeds,
+    figure: config.micro.count,
     stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
     log: options.log,
     now: run.now,
@@ -96897,12 +96920,13 @@ async function countsStage(run, files, otherFigures, startedAt = run.started) {
   const figures = compared + otherFigures;
   const level = 1 - 2 * (1 - config.confidence) / Math.max(1, figures);
   return {
-    benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, [...measured.seeds])),
+    benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, [...measured.seeds], config.micro.count)),
     info: info2,
     figures,
     level
   };
 }
+var unit = (figure) => figure === "cycles" ? "cycles (estimated from callgrind's cache model)" : "instructions";
 function callgrind(install, log2) {
   try {
     return findCallgrind();
@@ -96916,7 +96940,7 @@ async function httpCountsStage(run, tests, otherFigures, startedAt = run.started
   const valgrind = callgrind(options.installCallgrind, options.log);
   const seeds = Array.from({ length: config.micro.seeds }, (_, i2) => i2 + 1);
   options.log(
-    `counts: instructions per request under ${valgrind.version}'s callgrind for ${tests.map((t) => t.id).join(", ")}: ${seeds.length} seed(s) per revision, a server each, its requests sent one at a time`
+    `counts: ${unit(config.micro.count)} per request under ${valgrind.version}'s callgrind for ${tests.map((t) => t.id).join(", ")}: ${seeds.length} seed(s) per revision, a server each, its requests sent one at a time`
   );
   const started = run.now();
   const counted = await countServers({
@@ -96924,6 +96948,7 @@ async function httpCountsStage(run, tests, otherFigures, startedAt = run.started
     head: run.tree.head,
     benchmarks: tests,
     seeds,
+    figure: config.micro.count,
     valgrind: valgrind.path,
     probePath: options.probePath,
     socketDir: run.socketDir,
@@ -96938,19 +96963,29 @@ async function httpCountsStage(run, tests, otherFigures, startedAt = run.started
   const level = 1 - 2 * (1 - config.confidence) / Math.max(1, figures);
   const benchmarks = counted.map((c) => {
     const row = { id: c.benchmark.id, file: "", base: c.base, head: c.head, ...c.error ? { error: c.error } : {} };
-    return { ...judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds), kind: "http", file: null };
+    return {
+      ...judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds, config.micro.count),
+      kind: "http",
+      file: null
+    };
   });
   const allSeeds = [...new Set(counted.flatMap((c) => c.seeds))].sort((a, b) => a - b);
   return { benchmarks, info: { seeds: allSeeds, processes, durationMs, valgrind: valgrind.version }, figures, level };
 }
-function judged(b, budget, level, seeds) {
+function judged(b, budget, level, seeds, figure) {
   if (b.error) return failed(b.id, b.file, b.error);
   const side2 = (of) => of ? { instructions: of.instructions.reduce((sum3, x) => sum3 + x, 0) / of.instructions.length, seeds: of.instructions } : null;
   const unsteady = {
     ...b.base?.unsteady.length ? { base: b.base.unsteady } : {},
     ...b.head?.unsteady.length ? { head: b.head.unsteady } : {}
   };
-  const counts = { base: side2(b.base), head: side2(b.head), seeds, ...Object.keys(unsteady).length ? { unsteady } : {} };
+  const counts = {
+    ...figure === "cycles" ? { figure } : {},
+    base: side2(b.base),
+    head: side2(b.head),
+    seeds,
+    ...Object.keys(unsteady).length ? { unsteady } : {}
+  };
   const common = { id: b.id, kind: "micro", file: b.file, budget, base: null, head: null, counts, resolvable: null };
   if (!b.base || !b.head) return { ...common, verdict: b.base ? "removed" : "new", beyondBudget: null, change: null, rounds: [] };
   const result = compareCounts(b.base.instructions, b.head.instructions, budget, level);
@@ -97008,6 +97043,7 @@ function besideOf(gated, other2, measure) {
   const side2 = (which2) => measure === "counts" ? other2.counts?.[which2]?.instructions ?? null : other2[which2]?.opsPerSec ?? null;
   const beside = {
     measure,
+    ...measure === "counts" && other2.counts?.figure ? { figure: other2.counts.figure } : {},
     verdict: other2.verdict,
     change: other2.change ? { estimate: other2.change.estimate, low: other2.change.low, high: other2.change.high, confidence: other2.change.confidence } : null,
     base: side2("base"),
@@ -99860,7 +99896,8 @@ function policyOf(config) {
     ["micro.processes", config.micro.maxProcesses === MAX_PROCESSES_PER_ROUND ? "auto" : String(config.micro.maxProcesses)],
     ["micro.measure", config.micro.measure],
     ["micro.gate", config.micro.gate],
-    ["micro.seeds", String(config.micro.seeds)]
+    ["micro.seeds", String(config.micro.seeds)],
+    ["micro.count", config.micro.count]
   ]);
   for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
   for (const test of config.http) {
@@ -99893,7 +99930,8 @@ function withPolicyOf(head, base2) {
       // What the gate measures in, and how many processes a count has: a pull request must not loosen them.
       measure: base2.micro.measure,
       gate: base2.micro.gate,
-      seeds: base2.micro.seeds
+      seeds: base2.micro.seeds,
+      count: base2.micro.count
     }),
     http: head.http.map(
       (test) => Object.freeze({
@@ -99985,10 +100023,10 @@ function stableJson(value) {
 function assignShards(units, count3) {
   const shards = Array.from({ length: count3 }, () => ({ cost: 0, keys: [] }));
   const ordered = [...units].sort((a, b) => b.cost - a.cost || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  for (const unit of ordered) {
+  for (const unit2 of ordered) {
     const lightest = shards.reduce((best, shard) => shard.cost < best.cost ? shard : best, shards[0]);
-    lightest.cost += unit.cost;
-    lightest.keys.push(unit.key);
+    lightest.cost += unit2.cost;
+    lightest.keys.push(unit2.key);
   }
   return shards.map((shard) => shard.keys.sort());
 }
@@ -100055,7 +100093,7 @@ function formatInterval(change) {
 function formatSide(benchmark, side2) {
   if (benchmark.counts) {
     const figure = benchmark.counts[side2]?.instructions;
-    return isFiniteNumber(figure) ? `${formatOps(figure)} instr` : "\u2013";
+    return isFiniteNumber(figure) ? `${formatOps(figure)} ${countUnit(benchmark.counts.figure)}` : "\u2013";
   }
   return formatOps(benchmark[side2]?.opsPerSec);
 }
@@ -100067,12 +100105,20 @@ function formatResolvable(benchmark) {
 var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
 var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base moved by the change";
 var COUNTS_LEGEND = "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
+var countUnit = (figure) => figure === "cycles" ? "cycles" : "instr";
+var CYCLES_LEGEND = "cycles: estimated from callgrind's cache model, an instruction a cycle, a first-level miss 10 more, a last-level miss 100 more (KCachegrind's weights): a model's cycles, not this machine's (no branch prediction, overlap or prefetching)";
 var SERVER_COUNTS_LEGEND = "counted load tests: instructions per request, the server's threads together, its requests sent one at a time under callgrind";
 function columnsLegend(benchmarks) {
   const counted = benchmarks.some((b) => b.counts);
   const timed = benchmarks.some((b) => !b.counts);
   const servers = benchmarks.some((b) => b.counts && b.kind === "http");
-  return [...timed ? [COLUMNS_LEGEND] : [], ...counted ? [COUNTS_LEGEND] : [], ...servers ? [SERVER_COUNTS_LEGEND] : []].join(". ");
+  const cycles = benchmarks.some((b) => b.counts?.figure === "cycles" || b.beside?.figure === "cycles");
+  return [
+    ...timed ? [COLUMNS_LEGEND] : [],
+    ...counted ? [COUNTS_LEGEND] : [],
+    ...servers ? [SERVER_COUNTS_LEGEND] : [],
+    ...cycles ? [CYCLES_LEGEND] : []
+  ].join(". ");
 }
 function verdictWord(verdict) {
   return verdict === "within-budget" ? "within budget" : verdict;
@@ -100112,7 +100158,7 @@ function besideSection(benchmarks) {
   const measure = rows[0].beside.measure;
   const gated = measure === "counts" ? "time" : "counts";
   const count3 = (agrees) => rows.filter((b) => b.beside.agrees === agrees).length;
-  const figure = (value) => value === null || !isFiniteNumber(value) ? "\u2013" : measure === "counts" ? `${formatOps(value)} instr` : formatOps(value);
+  const figure = (value) => value === null || !isFiniteNumber(value) ? "\u2013" : measure === "counts" ? `${formatOps(value)} ${countUnit(rows[0].beside.figure)}` : formatOps(value);
   return {
     title: `${measure} beside ${gated} (measure: both; the verdicts are ${gated}'s): ${count3(true)} agree, ${count3(false)} part, ${count3(null)} open`,
     header: ["benchmark", "base", "head", `change (${measure})`, "its verdict", "agrees"],
@@ -100127,7 +100173,7 @@ function besideSection(benchmarks) {
         beside.agrees === null ? "open" : beside.agrees ? "yes" : "no"
       ];
     }),
-    legend: measure === "counts" ? `counts: instructions per call under callgrind (the change in calls per instruction); ${AGREES_LEGEND}. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads` : `time: operations per second, paired round by round; ${AGREES_LEGEND}`
+    legend: measure === "counts" ? `counts: ${rows[0].beside.figure === "cycles" ? "estimated cycles" : "instructions"} per call under callgrind (the change in calls per count); ${AGREES_LEGEND}. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads` : `time: operations per second, paired round by round; ${AGREES_LEGEND}`
   };
 }
 
@@ -100289,7 +100335,13 @@ async function runGate(options) {
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
       benchmarks,
       run: {
-        ...runInfo(run, micro, http5, judged2, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
+        ...runInfo(
+          run,
+          micro,
+          http5,
+          withServers(judged2, servers),
+          explained.profile && { ...explained.profile, durationMs: now() - measureEnded }
+        ),
         ...countsInfo ? { counts: countsInfo, measureMs: (micro?.durationMs ?? 0) + (http5?.durationMs ?? 0) + countsInfo.durationMs } : {}
       },
       environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os14.loadavg() } },
@@ -100304,6 +100356,11 @@ async function runGate(options) {
     removeSocketDir();
     tree.dispose();
   }
+}
+function withServers(judged2, servers) {
+  if (!servers) return judged2;
+  const intervalLevel = judged2.benchmarks.length ? Math.min(judged2.intervalLevel, servers.level) : servers.level;
+  return { intervalLevel, figures: servers.figures };
 }
 function mergeCountsInfo(...infos) {
   const [first, ...rest] = infos.filter((info2) => info2 !== void 0);
@@ -100407,11 +100464,11 @@ function regressionAnnotations(report2, projectDir, repoRoot, configFile) {
     const slower = b.profile && "ownCode" in b.profile ? b.profile.ownCode[0] : void 0;
     const place = slower && /^(.+):(\d+)$/.exec(slower.location);
     if (slower && place && existsSync12(path26.join(projectDir, place[1]))) {
-      const unit = b.profile.unit;
+      const unit2 = b.profile.unit;
       annotations.push({
         level: "notice",
         title: `benchgate: ${slower.function} got slower`,
-        message: `${b.id}: ${slower.function} costs ${formatMicros(slower.headPerOpUs)} per ${unit} at head, ${formatMicros(slower.basePerOpUs)} at base (CPU profiles, with what it calls)`,
+        message: `${b.id}: ${slower.function} costs ${formatMicros(slower.headPerOpUs)} per ${unit2} at head, ${formatMicros(slower.basePerOpUs)} at base (CPU profiles, with what it calls)`,
         file: path26.relative(repoRoot, path26.join(projectDir, place[1])),
         line: Number(place[2])
       });
@@ -100668,13 +100725,13 @@ function where(row) {
 function profileSections(id, profile) {
   const took = formatDuration(profile.durationMs);
   if ("error" in profile) return { title: `${id}: no CPU profile`, header: [], rows: [], ownCode: [], files: [], error: profile.error };
-  const unit = profile.unit;
+  const unit2 = profile.unit;
   const how = profile.process === "shared" ? ", both revisions in one process as measured" : profile.process === "duet" ? ", both servers at once on one shared core as measured: a sample counts the time a server waited for the core too, so read the change, not the size" : profile.process === "alone" ? ", each revision alone" : "";
   const disagreement = profile.agreement && !profile.agreement.agrees ? disagreementLine(profile, profile.agreement) : void 0;
   return {
-    title: `${id}: CPU per ${unit} ${formatMicros(profile.perOpUs.base)} \u2192 ${formatMicros(profile.perOpUs.head)} (profiled in ${took}${how})`,
+    title: `${id}: CPU per ${unit2} ${formatMicros(profile.perOpUs.base)} \u2192 ${formatMicros(profile.perOpUs.head)} (profiled in ${took}${how})`,
     ...disagreement ? { disagreement } : {},
-    header: ["function", "where", "base", "head", `change per ${unit}`],
+    header: ["function", "where", "base", "head", `change per ${unit2}`],
     rows: profile.top.map((row) => [
       name(row),
       where(row),
@@ -100684,7 +100741,7 @@ function profileSections(id, profile) {
     ]),
     // Where the rows' ← names are, and what each of the project's functions costs with what it calls.
     ownCode: profile.ownCode.map(
-      (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`
+      (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit2}, with what it calls`
     ),
     files: [profile.files.base, profile.files.head].map((file) => path27.basename(file))
   };
@@ -100694,17 +100751,17 @@ var VERDICT = "The verdict is the rounds'";
 var LEADS = "read the functions below as leads.";
 var times = (x) => isFiniteNumber(x) ? `${x >= 10 ? x.toFixed(0) : x.toFixed(2)}\xD7` : "\u2013";
 function disagreementLine(profile, agreement2) {
-  const { unit } = profile;
+  const { unit: unit2 } = profile;
   const what = agreement2.disagrees === "direction" ? "in direction" : "in size";
-  const head = `the profile disagrees with the measurement ${what}: it reads ${formatPercent(agreement2.profileChange)} CPU a ${unit} where the rounds read ${formatInterval(agreement2.measured)} ${costOf[unit]}`;
+  const head = `the profile disagrees with the measurement ${what}: it reads ${formatPercent(agreement2.profileChange)} CPU a ${unit2} where the rounds read ${formatInterval(agreement2.measured)} ${costOf[unit2]}`;
   const gc2 = (side2) => formatMicros(profile.gcPerOpUs?.[side2] ?? Number.NaN);
   if (agreement2.reason === "gc")
-    return `${head}; the garbage collector explains it: the profile spent ${gc2("base")} \u2192 ${gc2("head")} a ${unit} in it, and without it reads ${formatPercent(agreement2.profileChangeWithoutGc)}: a collection fell on one revision while profiling. ${VERDICT}.`;
+    return `${head}; the garbage collector explains it: the profile spent ${gc2("base")} \u2192 ${gc2("head")} a ${unit2} in it, and without it reads ${formatPercent(agreement2.profileChangeWithoutGc)}: a collection fell on one revision while profiling. ${VERDICT}.`;
   if (profile.process === "shared")
     return `${head}: the profiled process ran the two revisions at another ratio than the measured rounds did (one process can settle on its own speed level). ${VERDICT}; ${LEADS}`;
   if (profile.process === "duet")
     return `${head}: the profiled pair of servers ran at another ratio than the measured rounds did (each fresh pair of processes settles on its own level). ${VERDICT}; ${LEADS}`;
-  return `${head}: each revision was profiled alone in a fresh process, which can run at another speed level than the measured ones (base's profiled ${unit} cost ${times(agreement2.factor.base)} its measured cost, head's ${times(agreement2.factor.head)}). ${VERDICT}; ${LEADS}`;
+  return `${head}: each revision was profiled alone in a fresh process, which can run at another speed level than the measured ones (base's profiled ${unit2} cost ${times(agreement2.factor.base)} its measured cost, head's ${times(agreement2.factor.head)}). ${VERDICT}; ${LEADS}`;
 }
 
 // src/report/native-sections.ts
@@ -101139,13 +101196,13 @@ function checkSuite(shards) {
   }
   const owner = /* @__PURE__ */ new Map();
   for (const { file, report: report2 } of shards) {
-    for (const unit of report2.shard.assigned) {
-      if (owner.has(unit)) throw new UserError(`${unit} is claimed by two shards: ${owner.get(unit)} and ${file}.`);
-      if (!suite.includes(unit)) throw new UserError(`${file} claims ${unit}, which is not in the suite its shards share.`);
-      owner.set(unit, file);
+    for (const unit2 of report2.shard.assigned) {
+      if (owner.has(unit2)) throw new UserError(`${unit2} is claimed by two shards: ${owner.get(unit2)} and ${file}.`);
+      if (!suite.includes(unit2)) throw new UserError(`${file} claims ${unit2}, which is not in the suite its shards share.`);
+      owner.set(unit2, file);
     }
   }
-  const unmeasured = suite.filter((unit) => !owner.has(unit));
+  const unmeasured = suite.filter((unit2) => !owner.has(unit2));
   if (unmeasured.length) throw new UserError(`No shard measured ${unmeasured.join(", ")}: the shards do not cover the suite.`);
   const reportedBy = /* @__PURE__ */ new Map();
   for (const { file, report: report2 } of shards) {
@@ -101154,8 +101211,8 @@ function checkSuite(shards) {
       const seen = reportedBy.get(benchmark.id);
       if (seen) throw new UserError(`The benchmark ${benchmark.id} is claimed by two shards: ${seen} and ${file}.`);
       reportedBy.set(benchmark.id, file);
-      const unit = benchmark.kind === "http" ? benchmark.id : benchmark.file;
-      if (!unit || !assigned.has(unit))
+      const unit2 = benchmark.kind === "http" ? benchmark.id : benchmark.file;
+      if (!unit2 || !assigned.has(unit2))
         throw new UserError(
           `${file} reports ${benchmark.id}, which is not in its own part of the suite (${report2.shard.assigned.join(", ")}).`
         );
@@ -103520,6 +103577,11 @@ var report_schema_default = {
     CountFigures: {
       type: "object",
       properties: {
+        figure: {
+          type: "string",
+          const: "cycles",
+          description: "What was counted: estimated cycles (micro.count: cycles; each `instructions` below is then cycles), or instructions."
+        },
         base: {
           anyOf: [
             {
@@ -103641,6 +103703,11 @@ var report_schema_default = {
             "time",
             "counts"
           ]
+        },
+        figure: {
+          type: "string",
+          const: "cycles",
+          description: "Counts beside time: what was counted, where it is estimated cycles (base and head are then cycles per call)."
         },
         verdict: {
           $ref: "#/definitions/Verdict"

@@ -1912,6 +1912,14 @@ var ACCEPTED_SHAPES = [
   "a vitest bench file: describe('suite', () => { bench('name', fn) })",
   "benchgate's own: export default { 'name': fn } or export default (bench) => { bench.add('name', fn) }"
 ];
+function lateNote(error, file, root) {
+  const [message, frame] = describeThrown(error, root).split("\n");
+  const own = path4.relative(root, file).split(path4.sep).join("/");
+  const from = /\(?((?:[^\s():]+\/)*[^\s():]+\.[cm]?[jt]sx?):\d+:\d+\)?$/.exec(frame?.trim() ?? "")?.[1];
+  if (from && from !== own && !from.includes("node_modules"))
+    return `while it loaded, ${from} threw (set aside; a timer or callback of that file, not this one's code): ${message}`;
+  return `after its tasks were collected it threw (set aside): ${message}`;
+}
 async function loadBenchFile(file, root) {
   const unsupported = unsupportedHarness(file);
   if (unsupported) throw new Error(`it uses ${unsupported}, a harness benchgate does not run. ${AS_TASKS}`);
@@ -1927,9 +1935,7 @@ async function loadBenchFile(file, root) {
   const harness = declaration.harnesses[0]?.harness;
   const workers = declaration.workers.map((worker) => path4.relative(root, worker).split(path4.sep).join("/"));
   if (declaration.tasks.length > 0) {
-    const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map(
-      (error) => `after its tasks were collected it threw (set aside): ${describeThrown(error, root).split("\n")[0]}`
-    );
+    const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map((error) => lateNote(error, file, root));
     return {
       harness: harness ?? "tinybench",
       harnesses: declaration.harnesses,

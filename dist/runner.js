@@ -2681,6 +2681,14 @@ var ACCEPTED_SHAPES = [
   "a vitest bench file: describe('suite', () => { bench('name', fn) })",
   "benchgate's own: export default { 'name': fn } or export default (bench) => { bench.add('name', fn) }"
 ];
+function lateNote(error, file, root) {
+  const [message, frame] = describeThrown(error, root).split("\n");
+  const own = path4.relative(root, file).split(path4.sep).join("/");
+  const from = /\(?((?:[^\s():]+\/)*[^\s():]+\.[cm]?[jt]sx?):\d+:\d+\)?$/.exec(frame?.trim() ?? "")?.[1];
+  if (from && from !== own && !from.includes("node_modules"))
+    return `while it loaded, ${from} threw (set aside; a timer or callback of that file, not this one's code): ${message}`;
+  return `after its tasks were collected it threw (set aside): ${message}`;
+}
 async function loadBenchFile(file, root) {
   const unsupported = unsupportedHarness(file);
   if (unsupported) throw new Error(`it uses ${unsupported}, a harness benchgate does not run. ${AS_TASKS}`);
@@ -2696,9 +2704,7 @@ async function loadBenchFile(file, root) {
   const harness = declaration.harnesses[0]?.harness;
   const workers = declaration.workers.map((worker) => path4.relative(root, worker).split(path4.sep).join("/"));
   if (declaration.tasks.length > 0) {
-    const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map(
-      (error) => `after its tasks were collected it threw (set aside): ${describeThrown(error, root).split("\n")[0]}`
-    );
+    const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map((error) => lateNote(error, file, root));
     return {
       harness: harness ?? "tinybench",
       harnesses: declaration.harnesses,
@@ -2780,10 +2786,12 @@ var CALL_BLOCKS = {
   tolerance: STEADY_TOLERANCE
 };
 var Counter = class {
-  constructor(prefix) {
+  constructor(prefix, figure = "instructions") {
     this.prefix = prefix;
+    this.figure = figure;
   }
   prefix;
+  figure;
   dumps = 0;
   /** Make callgrind dump the counts since the previous mark; the dump's number. */
   mark() {
@@ -2792,7 +2800,7 @@ var Counter = class {
   }
   /** The instructions of the segment that dump `n` ended (its file is removed). */
   read(n2) {
-    return readDump(`${this.prefix}.${n2}`);
+    return readDump(`${this.prefix}.${n2}`, this.figure);
   }
   /**
    * `count` blocks of `run()` back to back after a young collection (so where their scavenges fall depends on them
@@ -2811,7 +2819,8 @@ var Counter = class {
     return Array.from({ length: count }, (_2, k2) => this.read(first + 1 + k2));
   }
 };
-function readDump(file) {
+var CYCLE_WEIGHTS = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
+function readDump(file, figure = "instructions") {
   let text;
   try {
     text = readFileSync3(file, "utf8");
@@ -2821,9 +2830,14 @@ function readDump(file) {
     );
   }
   rmSync(file, { force: true });
-  const totals = /^(?:totals|summary):\s+(\d+)/m.exec(text);
+  const totals = /^(?:totals|summary):((?:\s+\d+)+)/m.exec(text);
   if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
-  return Number(totals[1]);
+  const values = totals[1].trim().split(/\s+/).map(Number);
+  const events = /^events:(.*)$/m.exec(text)?.[1]?.trim().split(/\s+/) ?? ["Ir"];
+  if (figure === "instructions") return values[Math.max(0, events.indexOf("Ir"))];
+  if (!events.includes("D1mr"))
+    throw new Error(`callgrind's dump ${file} has no cache events (events: ${events.join(" ")}): cycles need --cache-sim=yes`);
+  return events.reduce((sum2, event, i2) => sum2 + (CYCLE_WEIGHTS[event] ?? 0) * (values[i2] ?? 0), 0);
 }
 var collector;
 function collect(options) {
@@ -3003,7 +3017,7 @@ async function runJob(job) {
   await send({ type: "result", files, tasks, ...isolatedFiles.length ? { isolated: isolatedResult } : {} });
 }
 async function runCount(job) {
-  const counter = new Counter(job.dumpPrefix);
+  const counter = new Counter(job.dumpPrefix, job.figure);
   await counter.blocks(1, () => void 0);
   const { files, byId } = await loadSides(job.sides);
   const counts = [];

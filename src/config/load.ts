@@ -10,6 +10,7 @@ import {
   DEFAULTS,
   MAX_PROCESSES_PER_ROUND,
   type Config,
+  type CountedFigure,
   type ExpectedStatus,
   type HttpBenchmarkConfig,
   type HttpMethod,
@@ -33,6 +34,7 @@ interface RawConfig {
     measure?: 'time' | 'counts' | 'both';
     gate?: 'time' | 'counts';
     seeds?: number;
+    count?: CountedFigure;
   };
   http?: RawHttp[];
   'http-mode'?: HttpMode;
@@ -141,6 +143,7 @@ function toConfig(raw: RawConfig, file: string | undefined): Config {
       measure: raw.micro?.measure ?? 'time',
       gate: raw.micro?.gate ?? 'time',
       seeds: raw.micro?.seeds ?? DEFAULTS.seeds,
+      count: raw.micro?.count ?? 'instructions',
     }),
     http: Object.freeze((raw.http ?? []).map((entry, index) => toHttp(entry, index, file))),
     httpMode: raw['http-mode'] ?? DEFAULTS.httpMode,

@@ -37,6 +37,7 @@ function policyOf(config: Config): Map<string, string> {
     ['micro.measure', config.micro.measure],
     ['micro.gate', config.micro.gate],
     ['micro.seeds', String(config.micro.seeds)],
+    ['micro.count', config.micro.count],
   ]);
   for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
   for (const test of config.http) {
@@ -81,6 +82,7 @@ export function withPolicyOf(head: Config, base: Config): Config {
       measure: base.micro.measure,
       gate: base.micro.gate,
       seeds: base.micro.seeds,
+      count: base.micro.count,
     }),
     http: head.http.map((test) =>
       Object.freeze({

@@ -12,6 +12,12 @@ export type Isolation = 'alternate' | 'thread' | 'process';
  */
 export type MeasureKind = 'time' | 'counts' | 'both';
 
+/**
+ * What counts mode counts: instructions, or cycles estimated from callgrind's cache model (measure/counts/task.ts
+ * readDump).
+ */
+export type CountedFigure = 'instructions' | 'cycles';
+
 /** measure: both: the figure that decides the verdict. */
 export type GateMeasure = 'time' | 'counts';
 
@@ -31,6 +37,8 @@ export interface MicroConfig {
   readonly gate: GateMeasure;
   /** micro.seeds: counts mode's processes per revision, each under its own V8 hash and random seed. */
   readonly seeds: number;
+  /** micro.count: what counts mode counts, micro-benchmarks and counted load tests alike. */
+  readonly count: CountedFigure;
 }
 
 /** micro.processes: auto means up to this many. */

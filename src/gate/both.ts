@@ -57,6 +57,7 @@ function besideOf(gated: ReportBenchmark, other: ReportBenchmark, measure: GateM
     measure === 'counts' ? (other.counts?.[which]?.instructions ?? null) : (other[which]?.opsPerSec ?? null);
   const beside: Beside = {
     measure,
+    ...(measure === 'counts' && other.counts?.figure ? { figure: other.counts.figure } : {}),
     verdict: other.verdict,
     change: other.change
       ? { estimate: other.change.estimate, low: other.change.low, high: other.change.high, confidence: other.change.confidence }

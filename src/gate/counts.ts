@@ -2,7 +2,7 @@ import { budgetFor } from '../config/budgets.js';
 import { findCallgrind } from '../measure/counts/callgrind.js';
 import { measureCounts, type CountedBenchmark, type SideCounts } from '../measure/counts/schedule.js';
 import { countServers } from '../measure/counts/server.js';
-import type { HttpBenchmarkConfig } from '../config/types.js';
+import type { CountedFigure, HttpBenchmarkConfig } from '../config/types.js';
 import { beyondBudget } from '../stats/compare.js';
 import { compareCounts } from '../stats/counts.js';
 import { type ReportBenchmark } from '../report/model.js';
@@ -37,7 +37,7 @@ export async function countsStage(
   const valgrind = callgrind(options.installCallgrind, options.log);
   const seeds = Array.from({ length: config.micro.seeds }, (_, i) => i + 1);
   options.log(
-    `counts: instructions per call under ${valgrind.version}'s callgrind, ${seeds.length} seed(s) per revision, a process each (${seeds.length * 2} processes)`,
+    `counts: ${unit(config.micro.count)} per call under ${valgrind.version}'s callgrind, ${seeds.length} seed(s) per revision, a process each (${seeds.length * 2} processes)`,
   );
   const measured = await measureCounts({
     base: run.tree.base,
@@ -47,6 +47,7 @@ export async function countsStage(
     runnerPath: options.runnerPath,
     valgrind: valgrind.path,
     seeds,
+    figure: config.micro.count,
     stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
     log: options.log,
     now: run.now,
@@ -79,12 +80,14 @@ export async function countsStage(
   const figures = compared + otherFigures;
   const level = 1 - (2 * (1 - config.confidence)) / Math.max(1, figures);
   return {
-    benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, [...measured.seeds])),
+    benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, [...measured.seeds], config.micro.count)),
     info,
     figures,
     level,
   };
 }
+
+const unit = (figure: CountedFigure) => (figure === 'cycles' ? "cycles (estimated from callgrind's cache model)" : 'instructions');
 
 /** valgrind, installed first where the caller can (the action) and it is missing; else the error that says how. */
 function callgrind(install: ((log: (line: string) => void) => boolean) | undefined, log: (line: string) => void) {
@@ -111,7 +114,7 @@ export async function httpCountsStage(
   const valgrind = callgrind(options.installCallgrind, options.log);
   const seeds = Array.from({ length: config.micro.seeds }, (_, i) => i + 1);
   options.log(
-    `counts: instructions per request under ${valgrind.version}'s callgrind for ${tests.map((t) => t.id).join(', ')}: ` +
+    `counts: ${unit(config.micro.count)} per request under ${valgrind.version}'s callgrind for ${tests.map((t) => t.id).join(', ')}: ` +
       `${seeds.length} seed(s) per revision, a server each, its requests sent one at a time`,
   );
   const started = run.now();
@@ -120,6 +123,7 @@ export async function httpCountsStage(
     head: run.tree.head,
     benchmarks: tests,
     seeds,
+    figure: config.micro.count,
     valgrind: valgrind.path,
     probePath: options.probePath,
     socketDir: run.socketDir,
@@ -134,13 +138,17 @@ export async function httpCountsStage(
   const level = 1 - (2 * (1 - config.confidence)) / Math.max(1, figures);
   const benchmarks = counted.map((c) => {
     const row: CountedBenchmark = { id: c.benchmark.id, file: '', base: c.base, head: c.head, ...(c.error ? { error: c.error } : {}) };
-    return { ...judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds), kind: 'http' as const, file: null };
+    return {
+      ...judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds, config.micro.count),
+      kind: 'http' as const,
+      file: null,
+    };
   });
   const allSeeds = [...new Set(counted.flatMap((c) => c.seeds))].sort((a, b) => a - b);
   return { benchmarks, info: { seeds: allSeeds, processes, durationMs, valgrind: valgrind.version }, figures, level };
 }
 
-function judged(b: CountedBenchmark, budget: number, level: number, seeds: number[]): ReportBenchmark {
+function judged(b: CountedBenchmark, budget: number, level: number, seeds: number[], figure: CountedFigure): ReportBenchmark {
   if (b.error) return failed(b.id, b.file, b.error);
   const side = (of: SideCounts | undefined) =>
     of ? { instructions: of.instructions.reduce((sum, x) => sum + x, 0) / of.instructions.length, seeds: of.instructions } : null;
@@ -148,7 +156,13 @@ function judged(b: CountedBenchmark, budget: number, level: number, seeds: numbe
     ...(b.base?.unsteady.length ? { base: b.base.unsteady } : {}),
     ...(b.head?.unsteady.length ? { head: b.head.unsteady } : {}),
   };
-  const counts = { base: side(b.base), head: side(b.head), seeds, ...(Object.keys(unsteady).length ? { unsteady } : {}) };
+  const counts = {
+    ...(figure === 'cycles' ? { figure } : {}),
+    base: side(b.base),
+    head: side(b.head),
+    seeds,
+    ...(Object.keys(unsteady).length ? { unsteady } : {}),
+  };
   const common = { id: b.id, kind: 'micro' as const, file: b.file, budget, base: null, head: null, counts, resolvable: null };
   if (!b.base || !b.head) return { ...common, verdict: b.base ? 'removed' : 'new', beyondBudget: null, change: null, rounds: [] };
   const result = compareCounts(b.base.instructions, b.head.instructions, budget, level);

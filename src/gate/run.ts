@@ -123,7 +123,13 @@ export async function runGate(options: GateOptions): Promise<Report> {
       head: { ref: tree.head.ref, sha: tree.head.sha, dirty: tree.head.dirty },
       benchmarks,
       run: {
-        ...runInfo(run, micro, http, judged, explained.profile && { ...explained.profile, durationMs: now() - measureEnded }),
+        ...runInfo(
+          run,
+          micro,
+          http,
+          withServers(judged, servers),
+          explained.profile && { ...explained.profile, durationMs: now() - measureEnded },
+        ),
         ...(countsInfo
           ? { counts: countsInfo, measureMs: (micro?.durationMs ?? 0) + (http?.durationMs ?? 0) + countsInfo.durationMs }
           : {}),
@@ -142,6 +148,19 @@ export async function runGate(options: GateOptions): Promise<Report> {
     tree.dispose();
   }
 }
+/**
+ * The level the table's heading states and the run's budgeted figures, with the counted load tests': the lower of
+ * the levels its rows were read at (the counted load tests' share spans every figure of the run).
+ */
+function withServers(
+  judged: { benchmarks: readonly unknown[]; intervalLevel: number; figures: number },
+  servers: CountsStage | undefined,
+): { intervalLevel: number; figures: number } {
+  if (!servers) return judged;
+  const intervalLevel = judged.benchmarks.length ? Math.min(judged.intervalLevel, servers.level) : servers.level;
+  return { intervalLevel, figures: servers.figures };
+}
+
 /** The counts of the micro-benchmarks and of the load tests, as one run's: their processes and time added. */
 function mergeCountsInfo(...infos: (CountsStage['info'] | undefined)[]): CountsStage['info'] | undefined {
   const [first, ...rest] = infos.filter((info) => info !== undefined);

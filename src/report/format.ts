@@ -22,7 +22,7 @@ export function formatInterval(change: { estimate: number; low: number; high: nu
 export function formatSide(benchmark: ReportBenchmark, side: 'base' | 'head'): string {
   if (benchmark.counts) {
     const figure = benchmark.counts[side]?.instructions;
-    return isFiniteNumber(figure) ? `${formatOps(figure)} instr` : '–';
+    return isFiniteNumber(figure) ? `${formatOps(figure)} ${countUnit(benchmark.counts.figure)}` : '–';
   }
   return formatOps(benchmark[side]?.opsPerSec);
 }
@@ -45,6 +45,14 @@ export const COUNTS_LEGEND =
   "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; " +
   "the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
 
+/** A counted figure's unit in a cell: "instr", or "cycles" (micro.count: cycles). */
+export const countUnit = (figure: 'cycles' | undefined) => (figure === 'cycles' ? 'cycles' : 'instr');
+
+/** The legend of rows counted in cycles (micro.count: cycles): what the estimate is, and is not. */
+export const CYCLES_LEGEND =
+  "cycles: estimated from callgrind's cache model, an instruction a cycle, a first-level miss 10 more, a last-level miss " +
+  "100 more (KCachegrind's weights): a model's cycles, not this machine's (no branch prediction, overlap or prefetching)";
+
 /** The same for a load test counted (http[].measure: counts): a request sent one at a time is its call. */
 export const SERVER_COUNTS_LEGEND =
   "counted load tests: instructions per request, the server's threads together, its requests sent one at a time under callgrind";
@@ -54,7 +62,13 @@ export function columnsLegend(benchmarks: readonly ReportBenchmark[]): string {
   const counted = benchmarks.some((b) => b.counts);
   const timed = benchmarks.some((b) => !b.counts);
   const servers = benchmarks.some((b) => b.counts && b.kind === 'http');
-  return [...(timed ? [COLUMNS_LEGEND] : []), ...(counted ? [COUNTS_LEGEND] : []), ...(servers ? [SERVER_COUNTS_LEGEND] : [])].join('. ');
+  const cycles = benchmarks.some((b) => b.counts?.figure === 'cycles' || b.beside?.figure === 'cycles');
+  return [
+    ...(timed ? [COLUMNS_LEGEND] : []),
+    ...(counted ? [COUNTS_LEGEND] : []),
+    ...(servers ? [SERVER_COUNTS_LEGEND] : []),
+    ...(cycles ? [CYCLES_LEGEND] : []),
+  ].join('. ');
 }
 
 /** The verdict words in one line, the same in both reports (the markdown's in its "How to read this"). */
@@ -197,7 +211,11 @@ export function besideSection(
   const gated = measure === 'counts' ? 'time' : 'counts';
   const count = (agrees: boolean | null) => rows.filter((b) => b.beside!.agrees === agrees).length;
   const figure = (value: number | null) =>
-    value === null || !isFiniteNumber(value) ? '–' : measure === 'counts' ? `${formatOps(value)} instr` : formatOps(value);
+    value === null || !isFiniteNumber(value)
+      ? '–'
+      : measure === 'counts'
+        ? `${formatOps(value)} ${countUnit(rows[0]!.beside!.figure)}`
+        : formatOps(value);
   return {
     title: `${measure} beside ${gated} (measure: both; the verdicts are ${gated}'s): ${count(true)} agree, ${count(false)} part, ${count(null)} open`,
     header: ['benchmark', 'base', 'head', `change (${measure})`, 'its verdict', 'agrees'],
@@ -214,7 +232,7 @@ export function besideSection(
     }),
     legend:
       measure === 'counts'
-        ? 'counts: instructions per call under callgrind (the change in calls per instruction); ' +
+        ? `counts: ${rows[0]!.beside!.figure === 'cycles' ? 'estimated cycles' : 'instructions'} per call under callgrind (the change in calls per count); ` +
           `${AGREES_LEGEND}. Where they part, trust time for what users wait on: ` +
           'counts do not see memory, caches, collections, waiting or other threads'
         : `time: operations per second, paired round by round; ${AGREES_LEGEND}`,

@@ -117,6 +117,8 @@ export interface ReportBenchmark {
 
 export interface Beside {
   measure: 'time' | 'counts';
+  /** Counts beside time: what was counted, where it is estimated cycles (base and head are then cycles per call). */
+  figure?: 'cycles';
   verdict: Verdict;
   change: { estimate: number; low: number; high: number; confidence: number } | null;
   base: number | null;
@@ -126,6 +128,8 @@ export interface Beside {
 }
 
 export interface CountFigures {
+  /** What was counted: estimated cycles (micro.count: cycles; each `instructions` below is then cycles), or instructions. */
+  figure?: 'cycles';
   base: { instructions: number; seeds: number[] } | null;
   head: { instructions: number; seeds: number[] } | null;
   /** The seeds each revision ran under (V8's --hash-seed and --random-seed). */

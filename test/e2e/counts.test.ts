@@ -51,8 +51,9 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
     expect(run.stdout).toContain('FAIL: 1 regression');
   });
 
-  it('measures both with --measure both: the verdict from time, the count beside it, and whether the two agree', async () => {
-    repo = fixtureRepo('ids', { config: 'budget: 5%\nmicro:\n  seeds: 2\n' });
+  it('measures both with --measure both: the verdict from time, the count (in cycles) beside it, and whether the two agree', async () => {
+    // micro.count: cycles: counted under callgrind's cache model, estimated cycles a call.
+    repo = fixtureRepo('ids', { config: 'budget: 5%\nmicro:\n  seeds: 2\n  count: cycles\n' });
     const run = await runCli(['compare', '--base', 'main', '--measure', 'both', '--profile', 'never', '--json', 'out/report.json'], repo);
     expect(run.code, run.stderr).toBe(1);
     const report = readJson(path.join(repo, 'out/report.json'));
@@ -61,11 +62,13 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
     expect(bench!.verdict).toBe('regression');
     expect(bench!.base).toMatchObject({ opsPerSec: expect.any(Number) });
     expect(bench!.counts).toBeUndefined();
-    expect(bench!.beside).toMatchObject({ measure: 'counts', verdict: 'regression', agrees: true });
+    expect(bench!.beside).toMatchObject({ measure: 'counts', figure: 'cycles', verdict: 'regression', agrees: true });
     expect(bench!.beside.head as number).toBeGreaterThan(5 * (bench!.beside.base as number));
     expect(bench!.beside.change.high).toBeLessThan(-0.5);
     expect(report.run.counts).toMatchObject({ seeds: [1, 2], processes: 4 });
     expect(run.stdout).toContain("counts beside time (measure: both; the verdicts are time's): 1 agree, 0 part, 0 open");
+    expect(run.stdout).toMatch(/\d cycles /);
+    expect(run.stdout).toContain("cycles: estimated from callgrind's cache model");
     expect(run.stdout).toContain('FAIL: 1 regression');
   });
 
@@ -124,6 +127,9 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
     expect(bench!.change.estimate).toBeCloseTo(bench!.counts.base.instructions / bench!.counts.head.instructions - 1, 2);
     expect(bench!.counts.seeds).toEqual([1, 2]);
     expect(report.run.counts).toMatchObject({ seeds: [1, 2], processes: 4 });
+    // The heading states the level the row was read at (one budgeted figure: 90% two-sided, 95% one-sided).
+    expect(report.run.intervalConfidence).toBeCloseTo((bench!.change as unknown as { confidence: number }).confidence, 9);
+    expect(run.stdout).toContain(`change [${Math.round(report.run.intervalConfidence * 100)}% CI]`);
     // Nothing was timed: no HTTP rounds, no requests/s.
     expect(report.run.httpRounds).toBeUndefined();
     expect(run.stdout).toContain('instructions per request');

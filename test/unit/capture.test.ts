@@ -193,6 +193,39 @@ new Worker(require('path').join(__dirname, 'thread.js'), { workerData: {} })`,
   });
 });
 
+describe('late errors', () => {
+  it('names the file whose timer threw while another file loaded, not the file that was loading', async () => {
+    const root = project({
+      // Its timer throws once the next file is loading (its own tasks are collected by then), and b waits for it.
+      'bench/a.mjs': `import { Bench } from 'tinybench'
+const bench = new Bench({ time: 50 })
+bench.add('a task', () => 1)
+await bench.run()
+// Throws only once b has begun to load, whatever the machine's pace: the order is made, not timed.
+const timer = setInterval(function lateTimer() {
+  if (!globalThis.bLoading) return
+  clearInterval(timer)
+  globalThis.aThrew = true
+  throw new Error('a late timer of a')
+}, 5)`,
+      'bench/b.mjs': `import { Bench } from 'tinybench'
+globalThis.bLoading = true
+await new Promise((resolve) => {
+  const wait = setInterval(() => globalThis.aThrew && (clearInterval(wait), resolve()), 5)
+})
+const bench = new Bench({ time: 50 })
+bench.add('b task', () => 2)
+await bench.run()`,
+    });
+    const { files } = await runner(root, ['bench/a.mjs', 'bench/b.mjs'], true);
+    const notes = files.flatMap((f) => (f.notes ?? []).map((note) => `${f.file}: ${note}`));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(
+      /^bench\/b\.mjs: while it loaded, bench\/a\.mjs threw \(set aside; a timer or callback of that file, not this one's code\): Error: a late timer of a$/,
+    );
+  });
+});
+
 describe('tinybench', () => {
   it('collects a self-running script, with the Bench name as its suite and Bench-level setup around each task', async () => {
     const root = project({

@@ -36,6 +36,7 @@ micro:
   processes: 2
   measure: counts
   seeds: 5
+  count: cycles
 install: pnpm install
 build: npm run build
 rounds: 12
@@ -53,6 +54,7 @@ time-limit: 2m
       measure: 'counts',
       gate: 'time',
       seeds: 5,
+      count: 'cycles',
     });
     expect(load('micro:\n  processes: auto\n').micro.maxProcesses).toBe(8);
     expect(load('budget: 5%\n').micro).toMatchObject({ measure: 'time', seeds: 3 });
@@ -68,6 +70,9 @@ time-limit: 2m
     const http = (measure: string) =>
       `http:\n  - name: list\n    start: node server.js\n    requests: [{ path: / }]\n    measure: ${measure}\n`;
     expect(load(http('counts')).http[0]!.measure).toBe('counts');
+    expect(load('micro:\n  measure: counts\n').micro.count).toBe('instructions');
+    expect(load('micro:\n  measure: counts\n  count: cycles\n').micro.count).toBe('cycles');
+    expect(() => load('micro:\n  count: branches\n')).toThrow(/count/);
     expect(load(http('time')).http[0]!.measure).toBe('time');
     expect(load('http:\n  - name: list\n    start: node server.js\n    requests: [{ path: / }]\n').http[0]!.measure).toBe('time');
     expect(() => load(http('both'))).toThrow(/http\/0\/measure|measure/);

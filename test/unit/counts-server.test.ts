@@ -5,8 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { callgrindArgs } from '../../src/measure/counts/callgrind.js';
 import { callgrindCommand, countServer, countServers, type ServerCountPlan } from '../../src/measure/counts/server.js';
-import type { CountFigures } from '../../src/measure/counts/task.js';
+import { readDump, type CountFigures } from '../../src/measure/counts/task.js';
 import { fakeLoadTest, fakeRevision } from '../fakes.js';
 
 const where = 'benchgate.yml: http[0] (todos)';
@@ -166,5 +167,40 @@ describe('countServer with a valgrind that is not one', () => {
       dumpPrefix: path.join(root, 'cg'),
     };
     await expect(countServer(job)).rejects.toThrow(/answered GET \/ with 200 \(expected 404\)/);
+  });
+});
+
+describe('readDump (micro.count: instructions or cycles)', () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-dump-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const dump = (name: string, text: string) => {
+    const file = path.join(root, name);
+    writeFileSync(file, text);
+    return file;
+  };
+  const cacheDump =
+    'version: 1\ncreator: callgrind-3.19.0\nevents: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\nfn=(1) x\n0 5 1 1\ntotals: 1000 400 200 3 20 7 1 2 4\n';
+
+  it('reads the instructions of a plain dump and of one with the cache model, wherever Ir stands', () => {
+    expect(readDump(dump('a.1', 'events: Ir\nsummary: 12345\ntotals: 12345\n'))).toBe(12345);
+    expect(readDump(dump('b.1', cacheDump))).toBe(1000);
+    expect(readDump(dump('c.1', 'events: Dr Ir\ntotals: 7 99\n'))).toBe(99);
+  });
+
+  it("estimates cycles with KCachegrind's weights: Ir + 10 x first-level misses + 100 x last-level misses", () => {
+    // 1000 + 10 x (3 + 20 + 7) + 100 x (1 + 2 + 4): reads and writes of data (Dr, Dw) weigh nothing of their own.
+    expect(readDump(dump('d.1', cacheDump), 'cycles')).toBe(1000 + 300 + 700);
+  });
+
+  it('refuses cycles from a dump without the cache model, and removes each dump it read', () => {
+    const file = dump('e.1', 'events: Ir\ntotals: 500\n');
+    expect(() => readDump(file, 'cycles')).toThrow(/has no cache events \(events: Ir\): cycles need --cache-sim=yes/);
+    expect(() => readDump(path.join(root, 'b.1'))).toThrow(/callgrind wrote no dump at the marker/);
+  });
+
+  it('runs the cache model only where cycles are counted', () => {
+    expect(callgrindArgs('/t/cg', 1, 'node', 'cycles')).toContain('--cache-sim=yes');
+    expect(callgrindArgs('/t/cg', 1, 'node')).not.toContain('--cache-sim=yes');
+    expect(callgrindCommand({ start: 'node server.js', where }, 'valgrind', '/t/cg', 1, 'cycles')).toContain(' --cache-sim=yes ');
   });
 });

@@ -57,6 +57,7 @@ describe("the gate's policy", () => {
       'micro.seeds 3 → 2',
     ]);
     expect(withPolicyOf(counted, timed).micro).toMatchObject({ measure: 'time', seeds: 3 });
+    expect(withPolicyOf(config('micro:\n  measure: counts\n  count: cycles\n'), counted).micro).toMatchObject({ count: 'instructions' });
     expect(withPolicyOf(timed, config('micro:\n  measure: counts\n  seeds: 5\n')).micro).toMatchObject({ measure: 'counts', seeds: 5 });
   });
 

@@ -3,6 +3,7 @@
  * command that starts node in it with its counters dumped at the marker (task.ts) and V8 made reproducible.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import type { CountedFigure } from '../../config/types.js';
 import { UserError } from '../../util/errors.js';
 
 /** The line that installs it, on Debian and Ubuntu (GitHub's runners too). */
@@ -31,10 +32,12 @@ export function findCallgrind(valgrind = 'valgrind'): { path: string; version: s
  * the same work in the same order every run) under the seed's hash and random seeds. Full tiering: the optimizing
  * compilers stay on, as users run.
  */
-export function callgrindArgs(dumpPrefix: string, seed: number, node = process.execPath): string[] {
+export function callgrindArgs(dumpPrefix: string, seed: number, node = process.execPath, figure: CountedFigure = 'instructions'): string[] {
   return [
     '--tool=callgrind',
     '--quiet',
+    // Cycles are estimated from the cache model's misses (task.ts readDump); it costs about 1.4x the time.
+    ...(figure === 'cycles' ? ['--cache-sim=yes'] : []),
     `--callgrind-out-file=${dumpPrefix}`,
     '--dump-before=uv_os_getpriority',
     '--dump-instr=no',

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Revision, RevisionLabel } from '../../checkout/revisions.js';
+import type { CountedFigure } from '../../config/types.js';
 import { runBenchmarkProcess } from '../micro/spawn.js';
 import { ID_SEPARATOR, type TaskCount } from '../micro/protocol.js';
 import { callgrindArgs } from './callgrind.js';
@@ -19,6 +20,8 @@ export interface CountPlan {
   runnerPath: string;
   valgrind: string;
   seeds: readonly number[];
+  /** What is counted: instructions (default) or estimated cycles. */
+  figure?: CountedFigure | undefined;
   /** Processes at once (default: the machine's cores). */
   parallel?: number | undefined;
   /** A process that shows no progress for this long is killed (a task under the simulator runs 20-100× slower). */
@@ -103,12 +106,18 @@ export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> 
         }
         plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
         const outcome = await runBenchmarkProcess(
-          { kind: 'count', sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }], dumpPrefix, skip: [] },
+          {
+            kind: 'count',
+            sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }],
+            dumpPrefix,
+            skip: [],
+            ...(plan.figure ? { figure: plan.figure } : {}),
+          },
           {
             runnerPath: plan.runnerPath,
             stallTimeoutMs: plan.stallTimeoutMs,
             cwd: job.revision.root,
-            command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, job.seed) },
+            command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, job.seed, undefined, plan.figure) },
           },
         );
         if (!outcome.ok) {

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Revision } from '../../checkout/revisions.js';
 import { describeExpected, expectsStatus } from '../../config/status.js';
-import type { HttpBenchmarkConfig, HttpRequestConfig } from '../../config/types.js';
+import type { CountedFigure, HttpBenchmarkConfig, HttpRequestConfig } from '../../config/types.js';
 import { messageOf, UserError } from '../../util/errors.js';
 import { formatPath } from '../../util/format.js';
 import { ServerProcess, runsNode } from '../http/server.js';
@@ -49,6 +49,7 @@ export function callgrindCommand(
   valgrind: string,
   dumpPrefix: string,
   seed: number,
+  figure: CountedFigure = 'instructions',
 ) {
   const parts = /^(\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)((?:\S*\/)?node)(?=\s|$)(.*)$/s.exec(benchmark.start);
   if (!runsNode(benchmark.start) || !parts || /^\s*taskset\b/.test(benchmark.start))
@@ -57,7 +58,7 @@ export function callgrindCommand(
         "write the command that starts it (as 'node server.js'), or measure this load test in time (measure: time).",
     );
   const [, env, node, rest] = parts;
-  const args = [...callgrindArgs(dumpPrefix, seed, node), ...SERVER_FLAGS].map(shellWord);
+  const args = [...callgrindArgs(dumpPrefix, seed, node, figure), ...SERVER_FLAGS].map(shellWord);
   return `${env}${shellWord(valgrind)} ${args.join(' ')}${rest}`;
 }
 
@@ -75,13 +76,15 @@ export interface ServerCountPlan {
   socketDir: string;
   /** The dumps' path prefix (a file of the run's temp folder). */
   dumpPrefix: string;
+  /** What is counted: instructions (default) or estimated cycles. */
+  figure?: CountedFigure | undefined;
 }
 
 /** Instructions per request (CountFigures per cycle divided by the cycle's requests) of one revision under one seed. */
 export async function countServer(plan: ServerCountPlan): Promise<CountFigures> {
   const { benchmark, revision } = plan;
   const server = await ServerProcess.start({
-    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed),
+    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed, plan.figure),
     cwd: revision.root,
     readyPath: benchmark.ready,
     readyTimeoutMs: Math.max(benchmark.readyTimeoutMs, READY_UNDER_CALLGRIND_MS),
@@ -92,7 +95,7 @@ export async function countServer(plan: ServerCountPlan): Promise<CountFigures> 
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    const counter = new ServerCounter(server, plan.dumpPrefix);
+    const counter = new ServerCounter(server, plan.dumpPrefix, plan.figure);
     await counter.hello();
     const cycle = async (n: number) => {
       for (let i = 0; i < n; i++) for (const request of benchmark.requests) await send(server.port, agent, request, server);
@@ -124,6 +127,7 @@ class ServerCounter implements BlockCounter {
   constructor(
     private readonly server: ServerProcess,
     private readonly prefix: string,
+    private readonly figure: CountedFigure = 'instructions',
   ) {}
 
   /** The probe must answer: without it no mark is made, and nothing could be counted. */
@@ -149,7 +153,7 @@ class ServerCounter implements BlockCounter {
     rmSync(`${this.prefix}.${first}`, { force: true });
     if (existsSync(`${this.prefix}.${this.dumps + 1}`))
       throw new Error('the server calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)');
-    return Array.from({ length: count }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`));
+    return Array.from({ length: count }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`, this.figure));
   }
 }
 
@@ -192,6 +196,7 @@ export interface ServerCountsPlan {
   valgrind: string;
   probePath: string;
   socketDir: string;
+  figure?: CountedFigure | undefined;
   /** Servers at once (default: the machine's cores): counts do not move with neighbours. */
   parallel?: number | undefined;
   /** No server starts after this (the run's time limit): a seed left uncounted at a revision is dropped at both. */

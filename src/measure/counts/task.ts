@@ -12,6 +12,7 @@ import os from 'node:os';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { median } from 'simple-statistics';
+import type { CountedFigure } from '../../config/types.js';
 
 /**
  * A block of calls is sized to at least this many instructions (an empty block's cost, the marker's, is taken off):
@@ -62,7 +63,10 @@ export const CALL_BLOCKS: BlockSizes = {
 export class Counter implements BlockCounter {
   private dumps = 0;
 
-  constructor(private readonly prefix: string) {}
+  constructor(
+    private readonly prefix: string,
+    private readonly figure: CountedFigure = 'instructions',
+  ) {}
 
   /** Make callgrind dump the counts since the previous mark; the dump's number. */
   mark(): number {
@@ -72,7 +76,7 @@ export class Counter implements BlockCounter {
 
   /** The instructions of the segment that dump `n` ended (its file is removed). */
   read(n: number): number {
-    return readDump(`${this.prefix}.${n}`);
+    return readDump(`${this.prefix}.${n}`, this.figure);
   }
 
   /**
@@ -94,8 +98,18 @@ export class Counter implements BlockCounter {
   }
 }
 
-/** The instructions of the segment a callgrind dump holds, read from its `totals:` line; the file is removed. */
-export function readDump(file: string): number {
+/**
+ * Callgrind's cache model, weighted as KCachegrind's cycle estimate weighs it: an instruction a cycle, a first-level
+ * miss (instruction or data, read or write) 10 more, a last-level miss 100 more. A model of a cache, not of this
+ * machine's: no branch prediction, no out-of-order overlap, no prefetching.
+ */
+const CYCLE_WEIGHTS: Record<string, number> = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
+
+/**
+ * The figure of the segment a callgrind dump holds, from its `events:` and `totals:` lines: its instructions, or its
+ * estimated cycles (CYCLE_WEIGHTS; the dump must hold the cache model's events). The file is removed.
+ */
+export function readDump(file: string, figure: CountedFigure = 'instructions'): number {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -105,9 +119,14 @@ export function readDump(file: string): number {
     );
   }
   rmSync(file, { force: true });
-  const totals = /^(?:totals|summary):\s+(\d+)/m.exec(text);
+  const totals = /^(?:totals|summary):((?:\s+\d+)+)/m.exec(text);
   if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
-  return Number(totals[1]);
+  const values = totals[1]!.trim().split(/\s+/).map(Number);
+  const events = /^events:(.*)$/m.exec(text)?.[1]?.trim().split(/\s+/) ?? ['Ir'];
+  if (figure === 'instructions') return values[Math.max(0, events.indexOf('Ir'))]!;
+  if (!events.includes('D1mr'))
+    throw new Error(`callgrind's dump ${file} has no cache events (events: ${events.join(' ')}): cycles need --cache-sim=yes`);
+  return events.reduce((sum, event, i) => sum + (CYCLE_WEIGHTS[event] ?? 0) * (values[i] ?? 0), 0);
 }
 
 /**

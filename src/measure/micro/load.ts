@@ -49,6 +49,20 @@ const ACCEPTED_SHAPES = [
 ];
 
 /**
+ * A file's note for what was thrown after its tasks were collected. An uncaught error is caught where the process is
+ * (loading this file) and not where it was made: a timer of a file loaded before throws while this one loads. Where the
+ * thrown error's first frame in the project is in another file, the note names that file, not this one.
+ */
+export function lateNote(error: unknown, file: string, root: string): string {
+  const [message, frame] = describeThrown(error, root).split('\n');
+  const own = path.relative(root, file).split(path.sep).join('/');
+  const from = /\(?((?:[^\s():]+\/)*[^\s():]+\.[cm]?[jt]sx?):\d+:\d+\)?$/.exec(frame?.trim() ?? '')?.[1];
+  if (from && from !== own && !from.includes('node_modules'))
+    return `while it loaded, ${from} threw (set aside; a timer or callback of that file, not this one's code): ${message}`;
+  return `after its tasks were collected it threw (set aside): ${message}`;
+}
+
+/**
  * Import a bench file and return its tasks: those its harness declares
  * (benchmark.js, tinybench, mitata, vitest; see harness/capture.ts), or else
  * those of its default export (an object of named task functions, or a
@@ -71,9 +85,7 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
   const harness = declaration.harnesses[0]?.harness;
   const workers = declaration.workers.map((worker) => path.relative(root, worker).split(path.sep).join('/'));
   if (declaration.tasks.length > 0) {
-    const notes = [...declaration.lateErrors, ...(thrown ? [thrown.error] : [])].map(
-      (error) => `after its tasks were collected it threw (set aside): ${describeThrown(error, root).split('\n')[0]}`,
-    );
+    const notes = [...declaration.lateErrors, ...(thrown ? [thrown.error] : [])].map((error) => lateNote(error, file, root));
     return {
       harness: harness ?? 'tinybench',
       harnesses: declaration.harnesses,

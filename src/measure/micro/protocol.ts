@@ -83,6 +83,8 @@ export interface CountJob {
   /** One side: a process counts one revision, under one seed. */
   sides: SideJob[];
   dumpPrefix: string;
+  /** What a dump's figure is: instructions (default) or estimated cycles (callgrind run with its cache model). */
+  figure?: 'instructions' | 'cycles';
   /** Benchmark ids not to count. */
   skip: string[];
 }

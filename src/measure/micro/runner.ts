@@ -178,7 +178,7 @@ async function runJob(job: MicroJob): Promise<void> {
  * (measure/counts/task.ts); a task that throws is that task's error, the others go on.
  */
 async function runCount(job: CountJob): Promise<void> {
-  const counter = new Counter(job.dumpPrefix);
+  const counter = new Counter(job.dumpPrefix, job.figure);
   // The first marker: callgrind is there and dumps at it, or nothing can be counted.
   await counter.blocks(1, () => undefined);
   const { files, byId } = await loadSides(job.sides);
