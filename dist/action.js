@@ -58070,7 +58070,7 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve4, basename: basename4 } = __require("path");
-    var { readFileSync: readFileSync19 } = __require("fs");
+    var { readFileSync: readFileSync20 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
@@ -58078,7 +58078,7 @@ var require_multipart = __commonJS({
       } catch (error2) {
         try {
           const path31 = resolve4(string);
-          const data2 = readFileSync19(path31, "utf8");
+          const data2 = readFileSync20(path31, "utf8");
           return JSON.parse(data2);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -58097,7 +58097,7 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync19(path31);
+            const buffer = readFileSync20(path31);
             form.append(key, buffer, Object.assign({}, {
               filename: basename4(path31)
             }, opts));
@@ -85474,7 +85474,7 @@ throttling.VERSION = VERSION8;
 throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
-import { existsSync as existsSync15, mkdirSync as mkdirSync6, readFileSync as readFileSync18, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync15, mkdirSync as mkdirSync6, readFileSync as readFileSync19, writeFileSync as writeFileSync3 } from "node:fs";
 import path30 from "node:path";
 
 // src/checkout/git.ts
@@ -96586,7 +96586,7 @@ function seedOrder(items, seed) {
 }
 
 // src/measure/counts/server.ts
-import { existsSync as existsSync9, rmSync as rmSync5 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync12, rmSync as rmSync5 } from "node:fs";
 import http4 from "node:http";
 import os12 from "node:os";
 import path18 from "node:path";
@@ -96667,15 +96667,29 @@ var REQUEST_BLOCKS = { blockInstructions: 2e7, maxWarmupBlocks: 48, minBatch: 25
 var READY_UNDER_CALLGRIND_MS = 18e4;
 var REQUEST_TIMEOUT_MS = 12e4;
 var SERVER_FLAGS = ["--no-memory-reducer"];
-function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instructions") {
-  const parts = /^(\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)((?:\S*\/)?node)(?=\s|$)(.*)$/s.exec(benchmark.start);
-  if (!runsNode(benchmark.start) || !parts || /^\s*taskset\b/.test(benchmark.start))
+function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instructions", root) {
+  const script = root === void 0 ? void 0 : npmScript(benchmark.start, root);
+  const start = script ?? benchmark.start;
+  const parts = /^(\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)((?:\S*\/)?node)(?=\s|$)(.*)$/s.exec(start);
+  if (!runsNode(start) || !parts || /^\s*taskset\b/.test(start) || /[;&|`]/.test(parts[3]))
     throw new UserError(
-      `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' does not start node itself: write the command that starts it (as 'node server.js'), or measure this load test in time (measure: time).`
+      `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' ${script === void 0 ? "" : `(the script '${script}') `}does not start node itself: write the command that starts it (as 'node server.js'), or measure this load test in time (measure: time).`
     );
   const [, env, node, rest] = parts;
   const args = [...callgrindArgs(dumpPrefix, seed, node, figure), ...SERVER_FLAGS].map(shellWord);
   return `${env}${shellWord(valgrind)} ${args.join(" ")}${rest}`;
+}
+function npmScript(start, root) {
+  const named = /^\s*npm\s+(?:start|(?:run|run-script)\s+([\w:.-]+))\s*$/.exec(start);
+  if (!named) return void 0;
+  try {
+    const manifest2 = JSON.parse(readFileSync12(path18.join(root, "package.json"), "utf8"));
+    const script = manifest2.scripts?.[named[1] ?? "start"];
+    if (script === void 0 && !named[1] && existsSync9(path18.join(root, "server.js"))) return "node server.js";
+    return typeof script === "string" ? script : void 0;
+  } catch {
+    return void 0;
+  }
 }
 function shellWord(word) {
   return /^[\w./=,:@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
@@ -96683,7 +96697,7 @@ function shellWord(word) {
 async function countServer(plan) {
   const { benchmark, revision } = plan;
   const server = await ServerProcess.start({
-    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed, plan.figure),
+    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed, plan.figure, revision.root),
     cwd: revision.root,
     readyPath: benchmark.ready,
     readyTimeoutMs: Math.max(benchmark.readyTimeoutMs, READY_UNDER_CALLGRIND_MS),
@@ -99307,14 +99321,14 @@ function microProcesses(run, files) {
 }
 
 // src/measure/native/flags.ts
-import { readFileSync as readFileSync12 } from "node:fs";
+import { readFileSync as readFileSync13 } from "node:fs";
 import path20 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync12(path20.join(root, "package.json"), "utf8");
+    const text2 = readFileSync13(path20.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -99346,7 +99360,7 @@ function nodeFlagsFor(command, target) {
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync14, rmSync as rmSync6, statSync as statSync5 } from "node:fs";
+import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync15, rmSync as rmSync6, statSync as statSync5 } from "node:fs";
 import path23 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
@@ -99433,13 +99447,13 @@ import Module from "node:module";
 import path22 from "node:path";
 
 // src/util/manifest.ts
-import { readFileSync as readFileSync13 } from "node:fs";
+import { readFileSync as readFileSync14 } from "node:fs";
 import path21 from "node:path";
 function nearestManifest(file, accept) {
   for (let dir = path21.dirname(file); dir !== path21.dirname(dir); dir = path21.dirname(dir)) {
     let manifest2;
     try {
-      manifest2 = JSON.parse(readFileSync13(path21.join(dir, "package.json"), "utf8"));
+      manifest2 = JSON.parse(readFileSync14(path21.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -99580,7 +99594,7 @@ function readCapped(file, what) {
     return {};
   }
   if (size > MAX_FIGURES_BYTES) return { problem: `its ${what} grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
-  return { text: readFileSync14(file, "utf8") };
+  return { text: readFileSync15(file, "utf8") };
 }
 function readFigures(file) {
   const { text: text2, problem } = readCapped(file, "figures file");
@@ -100391,7 +100405,7 @@ function errorReport(message, toolVersion) {
 }
 
 // src/report/github.ts
-import { existsSync as existsSync12, readFileSync as readFileSync15 } from "node:fs";
+import { existsSync as existsSync12, readFileSync as readFileSync16 } from "node:fs";
 import path26 from "node:path";
 var COMMENT_LIMIT = 65536;
 function commentMarker(gateKey) {
@@ -100481,7 +100495,7 @@ function taskName(b) {
   return at2 >= 0 ? b.id.slice(at2 + 3) : b.id;
 }
 function lineOf(file, needle) {
-  const index = readFileSync15(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
+  const index = readFileSync16(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
   return index >= 0 ? index + 1 : void 0;
 }
 
@@ -101254,7 +101268,7 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync13, readFileSync as readFileSync16, statSync as statSync6 } from "node:fs";
+import { existsSync as existsSync13, readFileSync as readFileSync17, statSync as statSync6 } from "node:fs";
 import path28 from "node:path";
 
 // schema/report.schema.json
@@ -104373,7 +104387,7 @@ function readReport2(file) {
     );
   let data2;
   try {
-    data2 = JSON.parse(readFileSync16(file, "utf8"));
+    data2 = JSON.parse(readFileSync17(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -104396,7 +104410,7 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/secrets.ts
-import { closeSync, openSync, readFileSync as readFileSync17, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync as readFileSync18, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -104414,7 +104428,7 @@ function restoreJobFiles(jobFiles, env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat3 = readFileSync17("/proc/self/stat", "utf8");
+    const stat3 = readFileSync18("/proc/self/stat", "utf8");
     const fields = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);
@@ -105639,7 +105653,7 @@ async function runAction(deps) {
     }
   });
   try {
-    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync18(env.GITHUB_EVENT_PATH, "utf8")) : {};
+    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync19(env.GITHUB_EVENT_PATH, "utf8")) : {};
     settings = parseActionInputs((name2) => core.getInput(name2), {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,

@@ -55739,7 +55739,7 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync18 } = __require("fs");
+    var { readFileSync: readFileSync19 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
@@ -55747,7 +55747,7 @@ var require_multipart = __commonJS({
       } catch (error) {
         try {
           const path27 = resolve3(string);
-          const data2 = readFileSync18(path27, "utf8");
+          const data2 = readFileSync19(path27, "utf8");
           return JSON.parse(data2);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -55766,7 +55766,7 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync18(path27);
+            const buffer = readFileSync19(path27);
             form.append(key, buffer, Object.assign({}, {
               filename: basename2(path27)
             }, opts));
@@ -87289,7 +87289,7 @@ function seedOrder(items, seed) {
 }
 
 // src/measure/counts/server.ts
-import { existsSync as existsSync7, rmSync as rmSync5 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync11, rmSync as rmSync5 } from "node:fs";
 import http3 from "node:http";
 import os7 from "node:os";
 import path12 from "node:path";
@@ -87370,15 +87370,29 @@ var REQUEST_BLOCKS = { blockInstructions: 2e7, maxWarmupBlocks: 48, minBatch: 25
 var READY_UNDER_CALLGRIND_MS = 18e4;
 var REQUEST_TIMEOUT_MS = 12e4;
 var SERVER_FLAGS = ["--no-memory-reducer"];
-function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instructions") {
-  const parts = /^(\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)((?:\S*\/)?node)(?=\s|$)(.*)$/s.exec(benchmark.start);
-  if (!runsNode(benchmark.start) || !parts || /^\s*taskset\b/.test(benchmark.start))
+function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instructions", root) {
+  const script = root === void 0 ? void 0 : npmScript(benchmark.start, root);
+  const start = script ?? benchmark.start;
+  const parts = /^(\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)((?:\S*\/)?node)(?=\s|$)(.*)$/s.exec(start);
+  if (!runsNode(start) || !parts || /^\s*taskset\b/.test(start) || /[;&|`]/.test(parts[3]))
     throw new UserError(
-      `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' does not start node itself: write the command that starts it (as 'node server.js'), or measure this load test in time (measure: time).`
+      `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' ${script === void 0 ? "" : `(the script '${script}') `}does not start node itself: write the command that starts it (as 'node server.js'), or measure this load test in time (measure: time).`
     );
   const [, env, node, rest] = parts;
   const args = [...callgrindArgs(dumpPrefix, seed, node, figure), ...SERVER_FLAGS].map(shellWord);
   return `${env}${shellWord(valgrind)} ${args.join(" ")}${rest}`;
+}
+function npmScript(start, root) {
+  const named = /^\s*npm\s+(?:start|(?:run|run-script)\s+([\w:.-]+))\s*$/.exec(start);
+  if (!named) return void 0;
+  try {
+    const manifest2 = JSON.parse(readFileSync11(path12.join(root, "package.json"), "utf8"));
+    const script = manifest2.scripts?.[named[1] ?? "start"];
+    if (script === void 0 && !named[1] && existsSync7(path12.join(root, "server.js"))) return "node server.js";
+    return typeof script === "string" ? script : void 0;
+  } catch {
+    return void 0;
+  }
 }
 function shellWord(word) {
   return /^[\w./=,:@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
@@ -87386,7 +87400,7 @@ function shellWord(word) {
 async function countServer(plan) {
   const { benchmark, revision } = plan;
   const server = await ServerProcess.start({
-    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed, plan.figure),
+    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed, plan.figure, revision.root),
     cwd: revision.root,
     readyPath: benchmark.ready,
     readyTimeoutMs: Math.max(benchmark.readyTimeoutMs, READY_UNDER_CALLGRIND_MS),
@@ -90030,14 +90044,14 @@ function microProcesses(run, files) {
 }
 
 // src/measure/native/flags.ts
-import { readFileSync as readFileSync11 } from "node:fs";
+import { readFileSync as readFileSync12 } from "node:fs";
 import path14 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync11(path14.join(root, "package.json"), "utf8");
+    const text2 = readFileSync12(path14.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -90069,7 +90083,7 @@ function nodeFlagsFor(command, target) {
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync13, rmSync as rmSync6, statSync as statSync5 } from "node:fs";
+import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync14, rmSync as rmSync6, statSync as statSync5 } from "node:fs";
 import path17 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
@@ -90156,13 +90170,13 @@ import Module from "node:module";
 import path16 from "node:path";
 
 // src/util/manifest.ts
-import { readFileSync as readFileSync12 } from "node:fs";
+import { readFileSync as readFileSync13 } from "node:fs";
 import path15 from "node:path";
 function nearestManifest(file, accept) {
   for (let dir = path15.dirname(file); dir !== path15.dirname(dir); dir = path15.dirname(dir)) {
     let manifest2;
     try {
-      manifest2 = JSON.parse(readFileSync12(path15.join(dir, "package.json"), "utf8"));
+      manifest2 = JSON.parse(readFileSync13(path15.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -90303,7 +90317,7 @@ function readCapped(file, what) {
     return {};
   }
   if (size > MAX_FIGURES_BYTES) return { problem: `its ${what} grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
-  return { text: readFileSync13(file, "utf8") };
+  return { text: readFileSync14(file, "utf8") };
 }
 function readFigures(file) {
   const { text: text2, problem } = readCapped(file, "figures file");
@@ -92304,7 +92318,7 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync10, readFileSync as readFileSync14, statSync as statSync6 } from "node:fs";
+import { existsSync as existsSync10, readFileSync as readFileSync15, statSync as statSync6 } from "node:fs";
 import path21 from "node:path";
 
 // schema/report.schema.json
@@ -95423,7 +95437,7 @@ function readReport2(file) {
     );
   let data2;
   try {
-    data2 = JSON.parse(readFileSync14(file, "utf8"));
+    data2 = JSON.parse(readFileSync15(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -96628,7 +96642,7 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync, existsSync as existsSync11, mkdirSync as mkdirSync5, openSync, readFileSync as readFileSync15, renameSync as renameSync2, rmSync as rmSync8, statSync as statSync7, writeFileSync as writeFileSync2 } from "node:fs";
+import { closeSync, existsSync as existsSync11, mkdirSync as mkdirSync5, openSync, readFileSync as readFileSync16, renameSync as renameSync2, rmSync as rmSync8, statSync as statSync7, writeFileSync as writeFileSync2 } from "node:fs";
 import path23 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var HISTORY_CODEC = {
@@ -96650,7 +96664,7 @@ function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES2) {
     const size = statSync7(file).size;
     if (size > maxBytes)
       throw new UserError(`${file}: ${size} bytes is more than a history file holds (${maxBytes / 1024 / 1024} MB): is it the right file?`);
-    return codec.parse(readFileSync15(file, "utf8"), file);
+    return codec.parse(readFileSync16(file, "utf8"), file);
   };
   return {
     where: file,
@@ -96693,7 +96707,7 @@ async function lock(lockFile) {
 }
 function readSafe(file) {
   try {
-    return readFileSync15(file, "utf8");
+    return readFileSync16(file, "utf8");
   } catch {
     return void 0;
   }
@@ -96918,7 +96932,7 @@ async function runBisect(command, io) {
 }
 
 // src/cli/publish.ts
-import { existsSync as existsSync14, readFileSync as readFileSync16 } from "node:fs";
+import { existsSync as existsSync14, readFileSync as readFileSync17 } from "node:fs";
 import path25 from "node:path";
 
 // src/history/publish.ts
@@ -97251,7 +97265,7 @@ async function runPublish(command, io) {
     const bisects = reportFiles(command.bisects, io.cwd).map((file) => {
       let value;
       try {
-        value = JSON.parse(readFileSync16(file, "utf8"));
+        value = JSON.parse(readFileSync17(file, "utf8"));
       } catch (error) {
         throw new Error(`${file}: not JSON (${messageOf(error)})`, { cause: error });
       }
@@ -97529,7 +97543,7 @@ function progressPrinter(stream) {
 }
 
 // src/util/secrets.ts
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync17, readSync, writeSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync18, readSync, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -97544,7 +97558,7 @@ function forgetSecrets(env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat2 = readFileSync17("/proc/self/stat", "utf8");
+    const stat2 = readFileSync18("/proc/self/stat", "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);

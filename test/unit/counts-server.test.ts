@@ -34,6 +34,33 @@ describe('callgrindCommand', () => {
     );
   });
 
+  it("reads npm start and npm run <script> from the revision's package.json, counted where the script starts node", () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-npm-start-'));
+    try {
+      writeFileSync(
+        path.join(root, 'package.json'),
+        JSON.stringify({
+          scripts: { start: 'NODE_ENV=production node app.js --port $PORT', dev: 'nodemon app.js', both: 'node a.js & node b.js' },
+        }),
+      );
+      expect(callgrindCommand({ start: 'npm start', where }, 'valgrind', '/t/cg', 1, 'instructions', root)).toMatch(
+        /^NODE_ENV=production valgrind --tool=callgrind .* node --predictable .*--no-memory-reducer app\.js --port \$PORT$/,
+      );
+      for (const start of ['npm run dev', 'npm run both', 'npm run missing'])
+        expect(() => callgrindCommand({ start, where }, 'valgrind', '/t/cg', 1, 'instructions', root), start).toThrow(
+          /\.start: measure: counts runs the server under callgrind, and 'npm run \w+' (\(the script '.*'\) )?does not start node itself/,
+        );
+      // npm's own default where package.json has no start script: node server.js.
+      writeFileSync(path.join(root, 'package.json'), '{}');
+      writeFileSync(path.join(root, 'server.js'), '');
+      expect(callgrindCommand({ start: 'npm start', where }, 'valgrind', '/t/cg', 1, 'instructions', root)).toMatch(
+        / node --predictable .* server\.js$/,
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a command that does not start node itself, naming the field', () => {
     for (const start of ['npm start', 'sh -c "node server.js"', 'taskset -c 1 node server.js', 'nodemon server.js'])
       expect(() => callgrindCommand({ start, where }, 'valgrind', '/t/cg', 1), start).toThrow(

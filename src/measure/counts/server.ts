@@ -7,7 +7,7 @@
  *
  * Written by hand: no library drives a server under callgrind.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,7 +42,8 @@ const SERVER_FLAGS = ['--no-memory-reducer'];
 /**
  * The load test's `start` run under callgrind: its `node` (with any `VAR=value` before it) becomes valgrind running that
  * node. Only a command that starts node itself can be counted: `npm start` would count npm, and a shell script's node
- * is out of reach.
+ * is out of reach; so `npm start` and `npm run <script>` are read from the revision's package.json (`root`), and
+ * counted where that script starts node itself.
  */
 export function callgrindCommand(
   benchmark: Pick<HttpBenchmarkConfig, 'start' | 'where'>,
@@ -50,16 +51,35 @@ export function callgrindCommand(
   dumpPrefix: string,
   seed: number,
   figure: CountedFigure = 'instructions',
+  root?: string,
 ) {
-  const parts = /^(\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)((?:\S*\/)?node)(?=\s|$)(.*)$/s.exec(benchmark.start);
-  if (!runsNode(benchmark.start) || !parts || /^\s*taskset\b/.test(benchmark.start))
+  const script = root === undefined ? undefined : npmScript(benchmark.start, root);
+  const start = script ?? benchmark.start;
+  const parts = /^(\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)((?:\S*\/)?node)(?=\s|$)(.*)$/s.exec(start);
+  if (!runsNode(start) || !parts || /^\s*taskset\b/.test(start) || /[;&|`]/.test(parts[3]!))
     throw new UserError(
-      `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' does not start node itself: ` +
+      `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' ` +
+        `${script === undefined ? '' : `(the script '${script}') `}does not start node itself: ` +
         "write the command that starts it (as 'node server.js'), or measure this load test in time (measure: time).",
     );
   const [, env, node, rest] = parts;
   const args = [...callgrindArgs(dumpPrefix, seed, node, figure), ...SERVER_FLAGS].map(shellWord);
   return `${env}${shellWord(valgrind)} ${args.join(' ')}${rest}`;
+}
+
+/** The script `npm start` or `npm run <name>` runs, from the package.json in `root`; undefined for any other command. */
+function npmScript(start: string, root: string): string | undefined {
+  const named = /^\s*npm\s+(?:start|(?:run|run-script)\s+([\w:.-]+))\s*$/.exec(start);
+  if (!named) return undefined;
+  try {
+    const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> };
+    const script = manifest.scripts?.[named[1] ?? 'start'];
+    // npm's default start, where package.json has none: `node server.js`.
+    if (script === undefined && !named[1] && existsSync(path.join(root, 'server.js'))) return 'node server.js';
+    return typeof script === 'string' ? script : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A word for the shell: as it is when it needs no quoting, else in single quotes. */
@@ -84,7 +104,7 @@ export interface ServerCountPlan {
 export async function countServer(plan: ServerCountPlan): Promise<CountFigures> {
   const { benchmark, revision } = plan;
   const server = await ServerProcess.start({
-    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed, plan.figure),
+    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed, plan.figure, revision.root),
     cwd: revision.root,
     readyPath: benchmark.ready,
     readyTimeoutMs: Math.max(benchmark.readyTimeoutMs, READY_UNDER_CALLGRIND_MS),
