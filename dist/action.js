@@ -96975,16 +96975,20 @@ async function httpCountsStage(run, tests, otherFigures, startedAt = run.started
   options.log(`counts: ${processes} servers in ${formatDuration(durationMs)}`);
   const figures = counted.filter((c) => !c.error).length + otherFigures;
   const level = 1 - 2 * (1 - config.confidence) / Math.max(1, figures);
-  const benchmarks = counted.map((c) => {
-    const row = { id: c.benchmark.id, file: "", base: c.base, head: c.head, ...c.error ? { error: c.error } : {} };
-    return {
-      ...judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds, config.micro.count),
-      kind: "http",
-      file: null
-    };
-  });
+  const benchmarks = serverRows(counted, seeds, config, level, options.log);
   const allSeeds = [...new Set(counted.flatMap((c) => c.seeds))].sort((a, b) => a - b);
   return { benchmarks, info: { seeds: allSeeds, processes, durationMs, valgrind: valgrind.version }, figures, level };
+}
+function serverRows(counted, seeds, config, level, log2) {
+  return counted.map((c) => {
+    const row = { id: c.benchmark.id, file: "", base: c.base, head: c.head, ...c.error ? { error: c.error } : {} };
+    const judgedRow = judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds, config.micro.count);
+    const skipped = c.error ? [] : seeds.filter((seed) => !c.seeds.includes(seed));
+    const short = skipped.length ? `seed(s) ${skipped.join(", ")} not started within the time limit (${formatDuration(config.timeLimitMs)}): judged on seed(s) ${c.seeds.join(", ") || "none"}, a wider interval; raise time-limit or lower micro.seeds` : void 0;
+    if (short) log2(`warning: counts: ${c.benchmark.id}: ${short}`);
+    const note = [judgedRow.note, short].filter(Boolean).join("; ");
+    return { ...judgedRow, kind: "http", file: null, ...note ? { note } : {} };
+  });
 }
 function judged(b, budget, level, seeds, figure) {
   if (b.error) return failed(b.id, b.file, b.error);
@@ -100589,7 +100593,7 @@ function httpSections(id, details2) {
   const failures = failuresLine(details2.traffic.base, details2.traffic.head, labels);
   const { base: base2, head } = details2.server;
   const cpu = details2.cpu;
-  const serverRows = [
+  const serverRows2 = [
     ...cpu ? [
       ["CPU per request: main thread / all threads (\xB5s)", cpuCell(cpu.base), cpuCell(cpu.head)],
       ["waiting for a CPU per request (\xB5s)", formatFixed(cpu.base?.waitUs, 1), formatFixed(cpu.head?.waitUs, 1)],
@@ -100602,7 +100606,7 @@ function httpSections(id, details2) {
       ["peak RSS / heap used (MB)", memory(base2), memory(head)]
     ] : []
   ];
-  const server = serverRows.length ? { header: ["server", "base", "head"], rows: serverRows } : void 0;
+  const server = serverRows2.length ? { header: ["server", "base", "head"], rows: serverRows2 } : void 0;
   const change = cpu?.change;
   const role = details2.gatedOn === "cpu" ? `the verdict's figure (${gatedBecause(details2.gatedBecause)}); requests/s guards it (its confirmed regression still fails)` : details2.gatedOn === "requests" ? "a guard: requests/s spread less and gives the verdict; a confirmed regression here still fails" : "gated at the budget";
   const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `${role}: ${cpu.verdict}` : "reported, not gated"})` : details2.cpuNote;

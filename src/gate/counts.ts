@@ -1,8 +1,8 @@
 import { budgetFor } from '../config/budgets.js';
 import { findCallgrind } from '../measure/counts/callgrind.js';
 import { measureCounts, type CountedBenchmark, type SideCounts } from '../measure/counts/schedule.js';
-import { countServers } from '../measure/counts/server.js';
-import type { CountedFigure, HttpBenchmarkConfig } from '../config/types.js';
+import { countServers, type CountedServer } from '../measure/counts/server.js';
+import type { Config, CountedFigure, HttpBenchmarkConfig } from '../config/types.js';
 import { beyondBudget } from '../stats/compare.js';
 import { compareCounts } from '../stats/counts.js';
 import { type ReportBenchmark } from '../report/model.js';
@@ -136,16 +136,32 @@ export async function httpCountsStage(
   options.log(`counts: ${processes} servers in ${formatDuration(durationMs)}`);
   const figures = counted.filter((c) => !c.error).length + otherFigures;
   const level = 1 - (2 * (1 - config.confidence)) / Math.max(1, figures);
-  const benchmarks = counted.map((c) => {
-    const row: CountedBenchmark = { id: c.benchmark.id, file: '', base: c.base, head: c.head, ...(c.error ? { error: c.error } : {}) };
-    return {
-      ...judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds, config.micro.count),
-      kind: 'http' as const,
-      file: null,
-    };
-  });
+  const benchmarks = serverRows(counted, seeds, config, level, options.log);
   const allSeeds = [...new Set(counted.flatMap((c) => c.seeds))].sort((a, b) => a - b);
   return { benchmarks, info: { seeds: allSeeds, processes, durationMs, valgrind: valgrind.version }, figures, level };
+}
+
+/** The counted load tests' rows: each judged at its budget, a seed the time limit left unstarted said on it and in the log. */
+export function serverRows(
+  counted: readonly CountedServer[],
+  seeds: readonly number[],
+  config: Pick<Config, 'budget' | 'budgets' | 'timeLimitMs' | 'micro'>,
+  level: number,
+  log: (line: string) => void,
+): ReportBenchmark[] {
+  return counted.map((c) => {
+    const row: CountedBenchmark = { id: c.benchmark.id, file: '', base: c.base, head: c.head, ...(c.error ? { error: c.error } : {}) };
+    const judgedRow = judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds, config.micro.count);
+    // Seeds the time limit left unstarted: said in the log and on the row, never silently fewer.
+    const skipped = c.error ? [] : seeds.filter((seed) => !c.seeds.includes(seed));
+    const short = skipped.length
+      ? `seed(s) ${skipped.join(', ')} not started within the time limit (${formatDuration(config.timeLimitMs)}): ` +
+        `judged on seed(s) ${c.seeds.join(', ') || 'none'}, a wider interval; raise time-limit or lower micro.seeds`
+      : undefined;
+    if (short) log(`warning: counts: ${c.benchmark.id}: ${short}`);
+    const note = [judgedRow.note, short].filter(Boolean).join('; ');
+    return { ...judgedRow, kind: 'http' as const, file: null, ...(note ? { note } : {}) };
+  });
 }
 
 function judged(b: CountedBenchmark, budget: number, level: number, seeds: number[], figure: CountedFigure): ReportBenchmark {

@@ -8,6 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { callgrindArgs } from '../../src/measure/counts/callgrind.js';
 import { callgrindCommand, countServer, countServers, type ServerCountPlan } from '../../src/measure/counts/server.js';
 import { readDump, type CountFigures } from '../../src/measure/counts/task.js';
+import type { Config } from '../../src/config/types.js';
+import { serverRows } from '../../src/gate/counts.js';
 import { fakeLoadTest, fakeRevision } from '../fakes.js';
 
 const where = 'benchgate.yml: http[0] (todos)';
@@ -229,5 +231,38 @@ describe('readDump (micro.count: instructions or cycles)', () => {
     expect(callgrindArgs('/t/cg', 1, 'node', 'cycles')).toContain('--cache-sim=yes');
     expect(callgrindArgs('/t/cg', 1, 'node')).not.toContain('--cache-sim=yes');
     expect(callgrindCommand({ start: 'node server.js', where }, 'valgrind', '/t/cg', 1, 'cycles')).toContain(' --cache-sim=yes ');
+  });
+});
+
+describe('serverRows (the counted load tests in the report)', () => {
+  const config = {
+    budget: 0.05,
+    budgets: [],
+    timeLimitMs: 300_000,
+    micro: { count: 'instructions' as const } as Config['micro'],
+  };
+  const side = (instructions: number[]) => ({ instructions, unsteady: [] });
+
+  it('judges each in instructions per request as an http row, and says where the time limit left a seed unstarted', () => {
+    const lines: string[] = [];
+    const [short, whole, broken] = serverRows(
+      [
+        { benchmark: fakeLoadTest('short'), base: side([100, 101]), head: side([150, 152]), seeds: [1, 2], processes: 5 },
+        { benchmark: fakeLoadTest('whole'), base: side([100, 101, 99]), head: side([100, 101, 99]), seeds: [1, 2, 3], processes: 6 },
+        { benchmark: fakeLoadTest('broken'), base: undefined, head: undefined, seeds: [], error: 'head crashed', processes: 2 },
+      ],
+      [1, 2, 3],
+      config,
+      0.9,
+      (line) => lines.push(line),
+    );
+    expect(short).toMatchObject({ id: 'http > short', kind: 'http', file: null, verdict: 'regression', counts: { seeds: [1, 2] } });
+    expect(short!.note).toBe(
+      'seed(s) 3 not started within the time limit (5m): judged on seed(s) 1, 2, a wider interval; raise time-limit or lower micro.seeds',
+    );
+    expect(whole).toMatchObject({ verdict: 'unchanged', kind: 'http' });
+    expect(whole!.note).toBeUndefined();
+    expect(broken).toMatchObject({ verdict: 'error', error: 'head crashed', kind: 'http' });
+    expect(lines).toEqual([`warning: counts: http > short: ${short!.note}`]);
   });
 });
