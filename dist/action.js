@@ -96603,7 +96603,9 @@ var CALL_BLOCKS = {
   blockInstructions: BLOCK_INSTRUCTIONS,
   maxWarmupBlocks: MAX_WARMUP_BLOCKS,
   minBatch: 1,
-  tolerance: STEADY_TOLERANCE
+  tolerance: STEADY_TOLERANCE,
+  measuredBlocks: MEASURED_BLOCKS,
+  estimate: "median"
 };
 var CYCLE_WEIGHTS = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
 function readDump(file, figure = "instructions") {
@@ -96650,12 +96652,13 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS) {
     }
   }
   overhead = await empty3();
-  const measured = (await blocks(MEASURED_BLOCKS, batch)).map((spent) => (spent - overhead) / batch);
+  const measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
+  const window2 = measured.reduce((sum3, x) => sum3 + x, 0) / measured.length;
   return {
-    instructions: median(measured),
+    instructions: sizes.estimate === "window" ? window2 : median(measured),
     floor: Math.min(...measured),
-    window: measured.reduce((sum3, x) => sum3 + x, 0) / measured.length,
-    calls: batch * MEASURED_BLOCKS,
+    window: window2,
+    calls: batch * sizes.measuredBlocks,
     batch,
     warmupBlocks: perCall.length,
     steady
@@ -96663,7 +96666,14 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS) {
 }
 
 // src/measure/counts/server.ts
-var REQUEST_BLOCKS = { blockInstructions: 2e7, maxWarmupBlocks: 48, minBatch: 256, tolerance: 0.01 };
+var REQUEST_BLOCKS = {
+  blockInstructions: 2e7,
+  maxWarmupBlocks: 48,
+  minBatch: 256,
+  tolerance: 0.01,
+  measuredBlocks: 16,
+  estimate: "window"
+};
 var READY_UNDER_CALLGRIND_MS = 18e4;
 var REQUEST_TIMEOUT_MS = 12e4;
 var SERVER_FLAGS = ["--no-memory-reducer"];

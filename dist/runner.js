@@ -2783,7 +2783,9 @@ var CALL_BLOCKS = {
   blockInstructions: BLOCK_INSTRUCTIONS,
   maxWarmupBlocks: MAX_WARMUP_BLOCKS,
   minBatch: 1,
-  tolerance: STEADY_TOLERANCE
+  tolerance: STEADY_TOLERANCE,
+  measuredBlocks: MEASURED_BLOCKS,
+  estimate: "median"
 };
 var Counter = class {
   constructor(prefix, figure = "instructions") {
@@ -2878,12 +2880,13 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS) {
     }
   }
   overhead = await empty();
-  const measured = (await blocks(MEASURED_BLOCKS, batch)).map((spent) => (spent - overhead) / batch);
+  const measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
+  const window = measured.reduce((sum2, x2) => sum2 + x2, 0) / measured.length;
   return {
-    instructions: median(measured),
+    instructions: sizes.estimate === "window" ? window : median(measured),
     floor: Math.min(...measured),
-    window: measured.reduce((sum2, x2) => sum2 + x2, 0) / measured.length,
-    calls: batch * MEASURED_BLOCKS,
+    window,
+    calls: batch * sizes.measuredBlocks,
     batch,
     warmupBlocks: perCall.length,
     steady

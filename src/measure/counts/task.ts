@@ -50,6 +50,14 @@ export interface BlockSizes {
   minBatch: number;
   /** Steady when the floor of the last blocks is within this of the floor of those before them (relative). */
   tolerance: number;
+  /** Blocks counted after steady state. */
+  measuredBlocks: number;
+  /**
+   * The figure: the measured blocks' median (a rare collection in one block does not move it), or their window (every
+   * instruction over all of them a call: where collections fall in many blocks, the median flips between blocks
+   * with one and blocks without).
+   */
+  estimate: 'median' | 'window';
 }
 
 /** A micro-benchmark task's blocks. */
@@ -58,6 +66,8 @@ export const CALL_BLOCKS: BlockSizes = {
   maxWarmupBlocks: MAX_WARMUP_BLOCKS,
   minBatch: 1,
   tolerance: STEADY_TOLERANCE,
+  measuredBlocks: MEASURED_BLOCKS,
+  estimate: 'median',
 };
 
 export class Counter implements BlockCounter {
@@ -159,7 +169,7 @@ export function fullCollection(): void {
 }
 
 export interface CountFigures {
-  /** Instructions per call: the median of the measured blocks (a rare collection in one block does not move it). */
+  /** Instructions per call: the median of the measured blocks, or their window (BlockSizes.estimate). */
   instructions: number;
   /** The fewest instructions per call of one measured block. */
   floor: number;
@@ -208,12 +218,13 @@ export async function countTask(loop: (n: number) => unknown, counter: BlockCoun
     }
   }
   overhead = await empty();
-  const measured = (await blocks(MEASURED_BLOCKS, batch)).map((spent) => (spent - overhead) / batch);
+  const measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
+  const window = measured.reduce((sum, x) => sum + x, 0) / measured.length;
   return {
-    instructions: median(measured),
+    instructions: sizes.estimate === 'window' ? window : median(measured),
     floor: Math.min(...measured),
-    window: measured.reduce((sum, x) => sum + x, 0) / measured.length,
-    calls: batch * MEASURED_BLOCKS,
+    window,
+    calls: batch * sizes.measuredBlocks,
     batch,
     warmupBlocks: perCall.length,
     steady,
