@@ -96603,6 +96603,7 @@ var CALL_BLOCKS = {
   blockInstructions: BLOCK_INSTRUCTIONS,
   maxWarmupBlocks: MAX_WARMUP_BLOCKS,
   minBatch: 1,
+  maxBatch: MAX_BLOCK_CALLS,
   tolerance: STEADY_TOLERANCE,
   measuredBlocks: MEASURED_BLOCKS,
   estimate: "median"
@@ -96634,9 +96635,9 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS) {
   let batch = sizes.minBatch;
   for (; ; ) {
     const spent = Math.min(...await blocks(2, batch)) - overhead;
-    if (spent >= sizes.blockInstructions || batch >= MAX_BLOCK_CALLS) break;
+    if (spent >= sizes.blockInstructions || batch >= sizes.maxBatch) break;
     const wanted = spent > 0 ? batch * sizes.blockInstructions / spent : batch * 64;
-    batch = Math.min(MAX_BLOCK_CALLS, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
+    batch = Math.min(sizes.maxBatch, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
   }
   const perCall = [];
   let steady = false;
@@ -96670,11 +96671,13 @@ var REQUEST_BLOCKS = {
   blockInstructions: 2e7,
   maxWarmupBlocks: 48,
   minBatch: 256,
+  maxBatch: 8192,
   tolerance: 0.01,
   measuredBlocks: 16,
   estimate: "window"
 };
 var READY_UNDER_CALLGRIND_MS = 18e4;
+var SERVER_COUNT_LIMIT_MS = 15 * 6e4;
 var REQUEST_TIMEOUT_MS = 12e4;
 var SERVER_FLAGS = ["--no-memory-reducer"];
 function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instructions", root) {
@@ -96720,11 +96723,27 @@ async function countServer(plan) {
   try {
     const counter2 = new ServerCounter(server, plan.dumpPrefix, plan.figure);
     await counter2.hello();
+    const limitMs = plan.limitMs ?? SERVER_COUNT_LIMIT_MS;
+    const ends = Date.now() + limitMs;
+    const bound = () => {
+      if (Date.now() >= ends)
+        throw new Error(
+          `${server.label} was not counted within ${formatDuration(limitMs)} under callgrind (a request of millions of instructions, or a warm-up that never settles): measure this load test in time (measure: time)`
+        );
+    };
     const cycle = async (n) => {
-      for (let i2 = 0; i2 < n; i2++) for (const request2 of benchmark.requests) await send(server.port, agent, request2, server);
+      bound();
+      for (let i2 = 0; i2 < n; i2++) {
+        for (const request2 of benchmark.requests) await send(server.port, agent, request2, server);
+        bound();
+      }
     };
     await cycle(1);
     const figures = await countTask(cycle, counter2, REQUEST_BLOCKS);
+    if (!(figures.instructions > 0))
+      throw new Error(
+        `${server.label}: counted no instructions a request beyond an empty block: its requests are served by another process (a cluster worker?), which callgrind does not follow: measure this load test in time (measure: time)`
+      );
     const perRequest2 = (x) => x / benchmark.requests.length;
     return {
       ...figures,

@@ -2783,6 +2783,7 @@ var CALL_BLOCKS = {
   blockInstructions: BLOCK_INSTRUCTIONS,
   maxWarmupBlocks: MAX_WARMUP_BLOCKS,
   minBatch: 1,
+  maxBatch: MAX_BLOCK_CALLS,
   tolerance: STEADY_TOLERANCE,
   measuredBlocks: MEASURED_BLOCKS,
   estimate: "median"
@@ -2862,9 +2863,9 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS) {
   let batch = sizes.minBatch;
   for (; ; ) {
     const spent = Math.min(...await blocks(2, batch)) - overhead;
-    if (spent >= sizes.blockInstructions || batch >= MAX_BLOCK_CALLS) break;
+    if (spent >= sizes.blockInstructions || batch >= sizes.maxBatch) break;
     const wanted = spent > 0 ? batch * sizes.blockInstructions / spent : batch * 64;
-    batch = Math.min(MAX_BLOCK_CALLS, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
+    batch = Math.min(sizes.maxBatch, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
   }
   const perCall = [];
   let steady = false;

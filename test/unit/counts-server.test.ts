@@ -180,6 +180,25 @@ describe('countServer with a valgrind that is not one', () => {
     await expect(countServer(job)).rejects.toThrow(/callgrind wrote no dump at the marker/);
   });
 
+  it('stops counting a server at its time bound, with an error that says so, and stops its server', async () => {
+    const job = {
+      ...plan,
+      benchmark: fakeLoadTest('todos', {
+        measure: 'counts',
+        ready: undefined,
+        requests: [{ method: 'GET', path: '/', headers: {}, body: undefined, status: ['2xx'] }],
+      }),
+      revision: { ...fakeRevision('base'), root },
+      seed: 1,
+      valgrind: fake,
+      probePath,
+      socketDir: root,
+      dumpPrefix: path.join(root, 'cg'),
+      limitMs: 0,
+    };
+    await expect(countServer(job)).rejects.toThrow(/was not counted within 0ms under callgrind .*measure this load test in time/);
+  });
+
   it('fails a server that answers a status its request does not expect, naming the request', async () => {
     const job = {
       ...plan,

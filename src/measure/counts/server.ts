@@ -15,7 +15,7 @@ import type { Revision } from '../../checkout/revisions.js';
 import { describeExpected, expectsStatus } from '../../config/status.js';
 import type { CountedFigure, HttpBenchmarkConfig, HttpRequestConfig } from '../../config/types.js';
 import { messageOf, UserError } from '../../util/errors.js';
-import { formatPath } from '../../util/format.js';
+import { formatDuration, formatPath } from '../../util/format.js';
 import { ServerProcess, runsNode } from '../http/server.js';
 import { callgrindArgs } from './callgrind.js';
 import type { SideCounts } from './schedule.js';
@@ -34,6 +34,7 @@ export const REQUEST_BLOCKS: BlockSizes = {
   blockInstructions: 20_000_000,
   maxWarmupBlocks: 48,
   minBatch: 256,
+  maxBatch: 8192,
   tolerance: 0.01,
   measuredBlocks: 16,
   estimate: 'window',
@@ -41,6 +42,13 @@ export const REQUEST_BLOCKS: BlockSizes = {
 
 /** Node's start under callgrind takes 12 s and a framework's modules more: the ready check waits at least this long. */
 const READY_UNDER_CALLGRIND_MS = 180_000;
+
+/**
+ * The most a server may be counted for: its start, warm-up and blocks take 1-2 minutes under the simulator; one that
+ * has not reached a figure by then (a request of millions of instructions, a warm-up that never settles) is an error,
+ * never a wait without end.
+ */
+export const SERVER_COUNT_LIMIT_MS = 15 * 60_000;
 
 /** A request the simulator keeps longer than this is a server that does not answer. */
 const REQUEST_TIMEOUT_MS = 120_000;
@@ -107,6 +115,8 @@ export interface ServerCountPlan {
   dumpPrefix: string;
   /** What is counted: instructions (default) or estimated cycles. */
   figure?: CountedFigure | undefined;
+  /** The most this server may be counted for (default SERVER_COUNT_LIMIT_MS). */
+  limitMs?: number | undefined;
 }
 
 /** Instructions per request (CountFigures per cycle divided by the cycle's requests) of one revision under one seed. */
@@ -126,12 +136,31 @@ export async function countServer(plan: ServerCountPlan): Promise<CountFigures> 
   try {
     const counter = new ServerCounter(server, plan.dumpPrefix, plan.figure);
     await counter.hello();
+    const limitMs = plan.limitMs ?? SERVER_COUNT_LIMIT_MS;
+    const ends = Date.now() + limitMs;
+    const bound = () => {
+      if (Date.now() >= ends)
+        throw new Error(
+          `${server.label} was not counted within ${formatDuration(limitMs)} under callgrind (a request of millions of ` +
+            'instructions, or a warm-up that never settles): measure this load test in time (measure: time)',
+        );
+    };
     const cycle = async (n: number) => {
-      for (let i = 0; i < n; i++) for (const request of benchmark.requests) await send(server.port, agent, request, server);
+      bound();
+      for (let i = 0; i < n; i++) {
+        for (const request of benchmark.requests) await send(server.port, agent, request, server);
+        bound();
+      }
     };
     // One cycle first: a server that answers what its requests do not expect fails here, before anything is counted.
     await cycle(1);
     const figures = await countTask(cycle, counter, REQUEST_BLOCKS);
+    // Nothing beyond the marker's own cost: the requests were served elsewhere (a cluster worker), where callgrind is not.
+    if (!(figures.instructions > 0))
+      throw new Error(
+        `${server.label}: counted no instructions a request beyond an empty block: its requests are served by another ` +
+          'process (a cluster worker?), which callgrind does not follow: measure this load test in time (measure: time)',
+      );
     const perRequest = (x: number) => x / benchmark.requests.length;
     return {
       ...figures,

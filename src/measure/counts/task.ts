@@ -48,6 +48,8 @@ export interface BlockSizes {
   maxWarmupBlocks: number;
   /** The fewest calls in a block (a power of two): a server's first requests cost many times its steady ones. */
   minBatch: number;
+  /** The most calls in a block (a power of two): a block of requests that cost next to nothing must still end. */
+  maxBatch: number;
   /** Steady when the floor of the last blocks is within this of the floor of those before them (relative). */
   tolerance: number;
   /** Blocks counted after steady state. */
@@ -65,6 +67,7 @@ export const CALL_BLOCKS: BlockSizes = {
   blockInstructions: BLOCK_INSTRUCTIONS,
   maxWarmupBlocks: MAX_WARMUP_BLOCKS,
   minBatch: 1,
+  maxBatch: MAX_BLOCK_CALLS,
   tolerance: STEADY_TOLERANCE,
   measuredBlocks: MEASURED_BLOCKS,
   estimate: 'median',
@@ -198,11 +201,11 @@ export async function countTask(loop: (n: number) => unknown, counter: BlockCoun
   for (;;) {
     // The fewer of two blocks: a block's first run may hold a compilation the next ones do not.
     const spent = Math.min(...(await blocks(2, batch))) - overhead;
-    if (spent >= sizes.blockInstructions || batch >= MAX_BLOCK_CALLS) break;
+    if (spent >= sizes.blockInstructions || batch >= sizes.maxBatch) break;
     // Powers of two only, so revisions and seeds of near costs land on the same block and collections fall alike;
     // at least double, at most to the power that would hold a block's instructions at this cost.
     const wanted = spent > 0 ? (batch * sizes.blockInstructions) / spent : batch * 64;
-    batch = Math.min(MAX_BLOCK_CALLS, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
+    batch = Math.min(sizes.maxBatch, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
   }
   const perCall: number[] = [];
   let steady = false;
