@@ -78958,6 +78958,33 @@ function diagnose(base2, head, throughputChange) {
   return lines;
 }
 
+// src/report/change.ts
+function reportChange(change) {
+  const short = change.achievedConfidence < change.confidence - 1e-12;
+  const unsure = change.unsure && (change.unsure.low || change.unsure.high) ? change.unsure : void 0;
+  return {
+    estimate: change.estimate,
+    low: change.low,
+    high: change.high,
+    confidence: change.confidence,
+    ...short ? { achieved: change.achievedConfidence } : {},
+    ...unsure ? { unsure: { ...unsure.low ? { low: true } : {}, ...unsure.high ? { high: true } : {} } } : {}
+  };
+}
+function openBecause(change, verdict, budget, options = {}) {
+  if (verdict !== "inconclusive" && verdict !== "unmeasured") return void 0;
+  const { low, high, unsure } = options.lowerIsBetter ? { low: -change.high, high: -change.low, unsure: change.unsure && { low: change.unsure.high, high: change.unsure.low } } : change;
+  if (low < -budget && high >= -budget) return void 0;
+  if (change.achieved !== void 0 && change.achieved < change.confidence - 1e-12)
+    return `its interval is at ${formatConfidence(change.achieved)} confidence, the most ${options.rounds === void 0 ? "its" : options.rounds} rounds give, short of the ${formatConfidence(change.confidence)} a verdict needs: no verdict rests on it`;
+  const beyond = high < -budget;
+  if (beyond ? unsure?.high : unsure?.low) {
+    const bound = beyond !== Boolean(options.lowerIsBetter) ? "upper" : "lower";
+    return `its ${bound} bound rests on a group of rounds too small to reach the interval's level (the rounds fell in groups): no verdict rests on it`;
+  }
+  return void 0;
+}
+
 // src/report/http.ts
 function httpDetails(samples, comparison) {
   const http4 = samples.http;
@@ -78966,11 +78993,10 @@ function httpDetails(samples, comparison) {
   for (const stat2 of LATENCY_STATS) {
     const compared = comparison.latency?.[stat2];
     if (!compared) continue;
-    const { estimate, low, high, confidence } = compared.change;
     latency[stat2] = {
       base: median(http4.base.map((r) => r.latency[stat2])),
       head: median(http4.head.map((r) => r.latency[stat2])),
-      change: { estimate, low, high, confidence },
+      change: reportChange(compared.change),
       budget: compared.budget ?? null,
       verdict: compared.verdict ?? null,
       ...compared.regressionP !== void 0 ? { regressionP: compared.regressionP } : {}
@@ -79180,27 +79206,12 @@ function toReportBenchmark(comparison, http4) {
     ...comparison.error ? { error: comparison.error } : {}
   };
 }
-function reportChange(change) {
-  const short = change.achievedConfidence < change.confidence - 1e-12;
-  const unsure = change.unsure && (change.unsure.low || change.unsure.high) ? change.unsure : void 0;
-  return {
-    estimate: change.estimate,
-    low: change.low,
-    high: change.high,
-    confidence: change.confidence,
-    ...short ? { achieved: change.achievedConfidence } : {},
-    ...unsure ? { unsure: { ...unsure.low ? { low: true } : {}, ...unsure.high ? { high: true } : {} } } : {}
-  };
-}
 function openWhy(comparison) {
   const { verdict, change, budget, logRatios } = comparison;
   if (verdict !== "inconclusive" && verdict !== "unmeasured" || !change) return void 0;
   if (change.low < -budget && change.high >= -budget) return void 0;
-  if (change.achievedConfidence < change.confidence - 1e-12)
-    return `its interval is at ${formatConfidence(change.achievedConfidence)} confidence, the most ${logRatios.length} rounds give, short of the ${formatConfidence(change.confidence)} a verdict needs: no verdict rests on it`;
-  const side2 = change.high < -budget ? change.unsure?.high : change.unsure?.low;
-  if (side2)
-    return `its ${change.high < -budget ? "upper" : "lower"} bound rests on a group of rounds too small to reach the interval's level (the rounds fell in groups): no verdict rests on it`;
+  const why = openBecause(reportChange(change), verdict, budget, { rounds: logRatios.length });
+  if (why) return why;
   if (comparison.openFigures) return "another of its budgeted figures is open (below), so the row is too";
   return void 0;
 }
@@ -79625,14 +79636,14 @@ function serverOptions(benchmark, revision, plan) {
 var capacityMs = (benchmark) => Math.max(benchmark.warmupMs, 1e3);
 var other = (side2) => side2 === "base" ? "head" : "base";
 async function measuredBlock(server, run, counter2) {
-  const counting = counter2 && server.cpuPid !== void 0 ? counter2.start(server.cpuPid) : void 0;
+  const counting2 = counter2 && server.cpuPid !== void 0 ? counter2.start(server.cpuPid) : void 0;
   try {
     const before = server.cpu();
     const load = await run();
     const after = server.cpu();
-    return { load, cpu: before && after ? cpuBetween(before, after) : void 0, instructions: await counting?.stop() };
+    return { load, cpu: before && after ? cpuBetween(before, after) : void 0, instructions: await counting2?.stop() };
   } finally {
-    await counting?.stop();
+    await counting2?.stop();
   }
 }
 function perRequest(blocks) {
@@ -79988,7 +79999,7 @@ async function duetBlock(servers, benchmark, durationMs, random, settings, deps 
   const first = random() < 0.5 ? "base" : "head";
   const sides = [first, other(first)];
   const counter2 = settings.instructions;
-  const counting = Object.fromEntries(
+  const counting2 = Object.fromEntries(
     sides.map((side2) => [side2, counter2 && servers[side2].cpuPid !== void 0 ? counter2.start(servers[side2].cpuPid) : void 0])
   );
   try {
@@ -80006,7 +80017,7 @@ async function duetBlock(servers, benchmark, durationMs, random, settings, deps 
       return {
         load: loads[sides.indexOf(side2)],
         cpu: start && end ? cpuBetween(start, end) : void 0,
-        instructions: await counting[side2]?.stop()
+        instructions: await counting2[side2]?.stop()
       };
     };
     return {
@@ -80017,7 +80028,7 @@ async function duetBlock(servers, benchmark, durationMs, random, settings, deps 
       first
     };
   } finally {
-    for (const side2 of sides) await counting[side2]?.stop();
+    for (const side2 of sides) await counting2[side2]?.stop();
   }
 }
 function coreBusyBetween(start, end) {
@@ -87338,6 +87349,8 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS) {
   let batch = sizes.minBatch;
   for (; ; ) {
     const spent = Math.min(...await blocks(2, batch)) - overhead;
+    if (spent <= 0 && batch >= sizes.maxBatch)
+      return { instructions: 0, floor: 0, window: 0, calls: 2 * batch, batch, warmupBlocks: 0, steady: false };
     if (spent >= sizes.blockInstructions || batch >= sizes.maxBatch) break;
     const wanted = spent > 0 ? batch * sizes.blockInstructions / spent : batch * 64;
     batch = Math.min(sizes.maxBatch, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
@@ -87627,8 +87640,7 @@ function welchDf(vx, nx, vy, ny) {
 var COUNT_STALL_MS = 10 * 6e4;
 async function countsStage(run, files, otherFigures, startedAt = run.started) {
   const { config, options } = run;
-  const valgrind = callgrind(options.installCallgrind, options.log);
-  const seeds = Array.from({ length: config.micro.seeds }, (_, i2) => i2 + 1);
+  const { valgrind, seeds } = counting(run);
   options.log(
     `counts: ${unit(config.micro.count)} per call under ${valgrind.version}'s callgrind, ${seeds.length} seed(s) per revision, a process each (${seeds.length * 2} processes)`
   );
@@ -87664,7 +87676,7 @@ async function countsStage(run, files, otherFigures, startedAt = run.started) {
   }
   const compared = measured.benchmarks.filter((b) => !b.error && b.base && b.head).length;
   const figures = compared + otherFigures;
-  const level = 1 - 2 * (1 - config.confidence) / Math.max(1, figures);
+  const level = familyLevel(config.confidence, figures);
   return {
     benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, [...measured.seeds], config.micro.count)),
     info,
@@ -87673,6 +87685,11 @@ async function countsStage(run, files, otherFigures, startedAt = run.started) {
   };
 }
 var unit = (figure) => figure === "cycles" ? "cycles (estimated from callgrind's cache model)" : "instructions";
+function counting(run) {
+  const valgrind = callgrind(run.options.installCallgrind, run.options.log);
+  return { valgrind, seeds: Array.from({ length: run.config.micro.seeds }, (_, i2) => i2 + 1) };
+}
+var familyLevel = (confidence, figures) => 1 - 2 * (1 - confidence) / Math.max(1, figures);
 function callgrind(install, log2) {
   try {
     return findCallgrind();
@@ -87683,8 +87700,7 @@ function callgrind(install, log2) {
 }
 async function httpCountsStage(run, tests, otherFigures, startedAt = run.started) {
   const { config, options } = run;
-  const valgrind = callgrind(options.installCallgrind, options.log);
-  const seeds = Array.from({ length: config.micro.seeds }, (_, i2) => i2 + 1);
+  const { valgrind, seeds } = counting(run);
   options.log(
     `counts: ${unit(config.micro.count)} per request under ${valgrind.version}'s callgrind for ${tests.map((t) => t.id).join(", ")}: ${seeds.length} seed(s) per revision, a server each, its requests sent one at a time`
   );
@@ -87706,7 +87722,7 @@ async function httpCountsStage(run, tests, otherFigures, startedAt = run.started
   const processes = counted.reduce((sum3, c) => sum3 + c.processes, 0);
   options.log(`counts: ${processes} servers in ${formatDuration(durationMs)}`);
   const figures = counted.filter((c) => !c.error).length + otherFigures;
-  const level = 1 - 2 * (1 - config.confidence) / Math.max(1, figures);
+  const level = familyLevel(config.confidence, figures);
   const benchmarks = serverRows(counted, seeds, config, level, options.log);
   const allSeeds = [...new Set(counted.flatMap((c) => c.seeds))].sort((a, b) => a - b);
   return { benchmarks, info: { seeds: allSeeds, processes, durationMs, valgrind: valgrind.version }, figures, level };
@@ -91118,12 +91134,12 @@ async function runGate(options) {
     };
     const files = part.files;
     const { measure, gate } = run.config.micro;
-    const counting = measure !== "time";
+    const counting2 = measure !== "time";
     const countsGate = measure === "counts" || measure === "both" && gate === "counts";
     const micro = files && measure !== "counts" ? await measureMicroStage(run, files) : void 0;
     const http4 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
     const countsFrom = measure === "both" ? now() : run.started;
-    const counted = files && counting ? await countsStage(run, files, http4 ? plannedFigures(run.config.http) : 0, countsFrom) : void 0;
+    const counted = files && counting2 ? await countsStage(run, files, http4 ? plannedFigures(run.config.http) : 0, countsFrom) : void 0;
     const timed = judge(run, micro, http4);
     const judged2 = counted ? joinCounted(timed, counted, run.config.micro, http4 !== void 0) : timed;
     const measureEnded = now();
@@ -91445,9 +91461,13 @@ function httpSections(id, details2) {
     stat2,
     formatMs(l.base),
     formatMs(l.head),
-    formatInterval(l.change),
+    `${formatInterval(l.change)}${isFiniteNumber(l.change.achieved) ? ` at ${formatConfidence(l.change.achieved)}` : ""}`,
     l.budget === null ? "" : `${formatBudget(l.budget)} ${l.verdict ?? ""}`.trim()
   ]);
+  const latencyNote = Object.entries(details2.latency).flatMap(([stat2, l]) => {
+    const why = l.budget === null ? void 0 : openBecause(l.change, l.verdict, l.budget, { lowerIsBetter: true });
+    return why ? [`${stat2}: ${why}`] : [];
+  }).join("; ");
   const failures = failuresLine(details2.traffic.base, details2.traffic.head, labels);
   const { base: base2, head } = details2.server;
   const cpu = details2.cpu;
@@ -91472,6 +91492,7 @@ function httpSections(id, details2) {
     title,
     requests: only ? void 0 : { header: ["request", "expects"], rows: labels.map((r) => [r.label, r.expected]) },
     latency: { header: ["latency (ms)", "base", "head", "change [CI]", "budget"], rows: latencyRows },
+    ...latencyNote ? { latencyNote } : {},
     failures,
     server,
     cpu: cpuLine === void 0 ? void 0 : String(cpuLine),
@@ -91842,6 +91863,7 @@ function renderTerminal(report2, options) {
     for (const line of wrapText(terminalText(sections.title), width)) lines.push(paint("bold", line));
     if (sections.requests) lines.push(...indentLines(printableTable(sections.requests.header, sections.requests.rows)));
     lines.push(...indentLines(printableTable(sections.latency.header, sections.latency.rows)));
+    if (sections.latencyNote) for (const line of wrapText(terminalText(sections.latencyNote), width - 2)) lines.push(`  ${line}`);
     lines.push(`  ${terminalText(sections.failures)}`);
     if (sections.server) lines.push(...indentLines(printableTable(sections.server.header, sections.server.rows)));
     if (sections.cpu) lines.push(`  ${terminalText(sections.cpu)}`);
@@ -92087,7 +92109,9 @@ function httpMarkdown(id, http4) {
   const sections = httpSections(id, http4);
   const parts = [md`**${sections.title}**`, md``];
   if (sections.requests) parts.push(table(sections.requests.header, sections.requests.rows), md``);
-  parts.push(table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`);
+  parts.push(table(sections.latency.header, sections.latency.rows), md``);
+  if (sections.latencyNote) parts.push(md`${sections.latencyNote}`, md``);
+  parts.push(md`${sections.failures}`);
   if (sections.server) parts.push(md``, table(sections.server.header, sections.server.rows));
   if (sections.cpu) parts.push(md``, md`${sections.cpu}`);
   if (sections.rate) parts.push(md``, md`${sections.rate}`);
@@ -92917,40 +92941,8 @@ var report_schema_default = {
                   ]
                 },
                 change: {
-                  type: "object",
-                  properties: {
-                    estimate: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    low: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    high: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    confidence: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    }
-                  },
-                  required: [
-                    "estimate",
-                    "low",
-                    "high",
-                    "confidence"
-                  ],
-                  additionalProperties: false
+                  $ref: "#/definitions/ReportChange",
+                  description: "With `achieved` / `unsure` where the interval falls short of its level (report/change.ts)."
                 },
                 budget: {
                   type: [
@@ -93001,40 +92993,8 @@ var report_schema_default = {
                   ]
                 },
                 change: {
-                  type: "object",
-                  properties: {
-                    estimate: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    low: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    high: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    confidence: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    }
-                  },
-                  required: [
-                    "estimate",
-                    "low",
-                    "high",
-                    "confidence"
-                  ],
-                  additionalProperties: false
+                  $ref: "#/definitions/ReportChange",
+                  description: "With `achieved` / `unsure` where the interval falls short of its level (report/change.ts)."
                 },
                 budget: {
                   type: [
@@ -93085,40 +93045,8 @@ var report_schema_default = {
                   ]
                 },
                 change: {
-                  type: "object",
-                  properties: {
-                    estimate: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    low: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    high: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    confidence: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    }
-                  },
-                  required: [
-                    "estimate",
-                    "low",
-                    "high",
-                    "confidence"
-                  ],
-                  additionalProperties: false
+                  $ref: "#/definitions/ReportChange",
+                  description: "With `achieved` / `unsure` where the interval falls short of its level (report/change.ts)."
                 },
                 budget: {
                   type: [
@@ -93169,40 +93097,8 @@ var report_schema_default = {
                   ]
                 },
                 change: {
-                  type: "object",
-                  properties: {
-                    estimate: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    low: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    high: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    },
-                    confidence: {
-                      type: [
-                        "number",
-                        "null"
-                      ]
-                    }
-                  },
-                  required: [
-                    "estimate",
-                    "low",
-                    "high",
-                    "confidence"
-                  ],
-                  additionalProperties: false
+                  $ref: "#/definitions/ReportChange",
+                  description: "With `achieved` / `unsure` where the interval falls short of its level (report/change.ts)."
                 },
                 budget: {
                   type: [
@@ -93584,6 +93480,61 @@ var report_schema_default = {
       ],
       additionalProperties: false,
       description: "One revision's server, summarised over rounds (medians)."
+    },
+    ReportChange: {
+      type: "object",
+      properties: {
+        estimate: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        low: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        high: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        confidence: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        achieved: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        unsure: {
+          type: "object",
+          properties: {
+            low: {
+              type: "boolean"
+            },
+            high: {
+              type: "boolean"
+            }
+          },
+          additionalProperties: false
+        }
+      },
+      required: [
+        "estimate",
+        "low",
+        "high",
+        "confidence"
+      ],
+      additionalProperties: false,
+      description: "A change as a report carries it. `achieved`: the confidence the interval really has, set where too few rounds kept it below `confidence` (the level it was asked for); `unsure`: a bound set by a group of rounds too small to reach its level. No verdict rests on either."
     },
     TrafficFigures: {
       type: "object",

@@ -34,10 +34,10 @@ export async function countsStage(
   startedAt = run.started,
 ): Promise<CountsStage> {
   const { config, options } = run;
-  const valgrind = callgrind(options.installCallgrind, options.log);
-  const seeds = Array.from({ length: config.micro.seeds }, (_, i) => i + 1);
+  const { valgrind, seeds } = counting(run);
   options.log(
-    `counts: ${unit(config.micro.count)} per call under ${valgrind.version}'s callgrind, ${seeds.length} seed(s) per revision, a process each (${seeds.length * 2} processes)`,
+    `counts: ${unit(config.micro.count)} per call under ${valgrind.version}'s callgrind, ` +
+      `${seeds.length} seed(s) per revision, a process each (${seeds.length * 2} processes)`,
   );
   const measured = await measureCounts({
     base: run.tree.base,
@@ -78,7 +78,7 @@ export async function countsStage(
   }
   const compared = measured.benchmarks.filter((b) => !b.error && b.base && b.head).length;
   const figures = compared + otherFigures;
-  const level = 1 - (2 * (1 - config.confidence)) / Math.max(1, figures);
+  const level = familyLevel(config.confidence, figures);
   return {
     benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, [...measured.seeds], config.micro.count)),
     info,
@@ -88,6 +88,15 @@ export async function countsStage(
 }
 
 const unit = (figure: CountedFigure) => (figure === 'cycles' ? "cycles (estimated from callgrind's cache model)" : 'instructions');
+
+/** What both counted stages start from: callgrind (installed where the caller can), and the seeds 1..micro.seeds. */
+function counting(run: RunContext) {
+  const valgrind = callgrind(run.options.installCallgrind, run.options.log);
+  return { valgrind, seeds: Array.from({ length: run.config.micro.seeds }, (_, i) => i + 1) };
+}
+
+/** The two-sided level of each interval when `figures` budgeted figures share the run's error at one look (Bonferroni). */
+const familyLevel = (confidence: number, figures: number) => 1 - (2 * (1 - confidence)) / Math.max(1, figures);
 
 /** valgrind, installed first where the caller can (the action) and it is missing; else the error that says how. */
 function callgrind(install: ((log: (line: string) => void) => boolean) | undefined, log: (line: string) => void) {
@@ -111,8 +120,7 @@ export async function httpCountsStage(
   startedAt = run.started,
 ): Promise<CountsStage> {
   const { config, options } = run;
-  const valgrind = callgrind(options.installCallgrind, options.log);
-  const seeds = Array.from({ length: config.micro.seeds }, (_, i) => i + 1);
+  const { valgrind, seeds } = counting(run);
   options.log(
     `counts: ${unit(config.micro.count)} per request under ${valgrind.version}'s callgrind for ${tests.map((t) => t.id).join(', ')}: ` +
       `${seeds.length} seed(s) per revision, a server each, its requests sent one at a time`,
@@ -135,7 +143,7 @@ export async function httpCountsStage(
   const processes = counted.reduce((sum, c) => sum + c.processes, 0);
   options.log(`counts: ${processes} servers in ${formatDuration(durationMs)}`);
   const figures = counted.filter((c) => !c.error).length + otherFigures;
-  const level = 1 - (2 * (1 - config.confidence)) / Math.max(1, figures);
+  const level = familyLevel(config.confidence, figures);
   const benchmarks = serverRows(counted, seeds, config, level, options.log);
   const allSeeds = [...new Set(counted.flatMap((c) => c.seeds))].sort((a, b) => a - b);
   return { benchmarks, info: { seeds: allSeeds, processes, durationMs, valgrind: valgrind.version }, figures, level };

@@ -8,9 +8,11 @@ import {
   formatMs,
   formatPath,
   formatShare,
+  isFiniteNumber,
 } from '../util/format.js';
 import type { ServerSummary } from '../measure/http/types.js';
 import { formatInterval } from './format.js';
+import { openBecause } from './change.js';
 import { duetLine, rateLine, scheduleLine, type CpuSummary, type HttpDetails } from './http.js';
 
 /** The rows both reports show for an HTTP benchmark: one table of latency, one of the server, as plain cells. */
@@ -19,6 +21,8 @@ export interface HttpSections {
   /** Each request and the status it expects, when there are several. */
   requests: { header: string[]; rows: string[][] } | undefined;
   latency: { header: string[]; rows: string[][] };
+  /** Why an open latency verdict stands beside an interval that does not straddle its budget. */
+  latencyNote?: string;
   failures: string;
   server: { header: string[]; rows: string[][] } | undefined;
   /** The change of requests per CPU-second of the servers' main threads, or why it was not read. */
@@ -53,9 +57,17 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
     stat,
     formatMs(l.base),
     formatMs(l.head),
-    formatInterval(l.change),
+    `${formatInterval(l.change)}${isFiniteNumber(l.change.achieved) ? ` at ${formatConfidence(l.change.achieved)}` : ''}`,
     l.budget === null ? '' : `${formatBudget(l.budget)} ${l.verdict ?? ''}`.trim(),
   ]);
+  // An open latency verdict beside an interval wholly on one side of its budget says why (a CI run read p99
+  // "inconclusive" beside [+83%, …] at a 25% budget, with nothing to say its interval was short of its level).
+  const latencyNote = Object.entries(details.latency)
+    .flatMap(([stat, l]) => {
+      const why = l.budget === null ? undefined : openBecause(l.change, l.verdict, l.budget, { lowerIsBetter: true });
+      return why ? [`${stat}: ${why}`] : [];
+    })
+    .join('; ');
   const failures = failuresLine(details.traffic.base, details.traffic.head, labels);
   const { base, head } = details.server;
   const cpu = details.cpu;
@@ -93,6 +105,7 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
     title,
     requests: only ? undefined : { header: ['request', 'expects'], rows: labels.map((r) => [r.label, r.expected]) },
     latency: { header: ['latency (ms)', 'base', 'head', 'change [CI]', 'budget'], rows: latencyRows },
+    ...(latencyNote ? { latencyNote } : {}),
     failures,
     server,
     cpu: cpuLine === undefined ? undefined : String(cpuLine),

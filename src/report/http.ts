@@ -18,6 +18,7 @@ import type { BenchmarkSamples, RoundBlocks } from '../measure/types.js';
 import type { Comparison } from '../stats/analyze.js';
 import { estimateChange, type Verdict } from '../stats/compare.js';
 import { diagnose } from '../explain/rules.js';
+import { reportChange, type ReportChange } from './change.js';
 
 /** One revision's server, summarised over rounds (medians). */
 export interface HttpDetails {
@@ -34,7 +35,8 @@ export interface HttpDetails {
       {
         base: number;
         head: number;
-        change: { estimate: number; low: number; high: number; confidence: number };
+        /** With `achieved` / `unsure` where the interval falls short of its level (report/change.ts). */
+        change: ReportChange;
         budget: number | null;
         verdict: Verdict | null;
         /** Budgeted figures: the p-value Holm's step-down ranks (ReportBenchmark.regressionP). */
@@ -106,11 +108,10 @@ export function httpDetails(samples: BenchmarkSamples, comparison: Comparison): 
   for (const stat of LATENCY_STATS) {
     const compared = comparison.latency?.[stat];
     if (!compared) continue;
-    const { estimate, low, high, confidence } = compared.change;
     latency[stat] = {
       base: median(http.base.map((r) => r.latency[stat])),
       head: median(http.head.map((r) => r.latency[stat])),
-      change: { estimate, low, high, confidence },
+      change: reportChange(compared.change),
       budget: compared.budget ?? null,
       verdict: compared.verdict ?? null,
       ...(compared.regressionP !== undefined ? { regressionP: compared.regressionP } : {}),

@@ -119,7 +119,9 @@ function httpMarkdown(id: string, http: NonNullable<ReportBenchmark['http']>): M
   const sections = httpSections(id, http);
   const parts = [md`**${sections.title}**`, md``];
   if (sections.requests) parts.push(table(sections.requests.header, sections.requests.rows), md``);
-  parts.push(table(sections.latency.header, sections.latency.rows), md``, md`${sections.failures}`);
+  parts.push(table(sections.latency.header, sections.latency.rows), md``);
+  if (sections.latencyNote) parts.push(md`${sections.latencyNote}`, md``);
+  parts.push(md`${sections.failures}`);
   if (sections.server) parts.push(md``, table(sections.server.header, sections.server.rows));
   if (sections.cpu) parts.push(md``, md`${sections.cpu}`);
   if (sections.rate) parts.push(md``, md`${sections.rate}`);

@@ -1,13 +1,14 @@
 import type { Comparison } from '../stats/analyze.js';
 import type { PolicyInfo } from '../config/policy.js';
-import type { Change, Verdict } from '../stats/compare.js';
+import type { Verdict } from '../stats/compare.js';
 import { duetLine, rateLine, type HttpDetails } from './http.js';
 import type { Explanation } from '../explain/run.js';
 import type { NativeCheckInfo, NativeComparison } from './native.js';
 import type { SoloCheckInfo, SoloComparison } from './solo.js';
 import type { ProcessLevels } from '../stats/solo.js';
-import { formatConfidence, formatOps, formatShortPercent } from '../util/format.js';
+import { formatOps, formatShortPercent } from '../util/format.js';
 import { beyondBudget } from '../stats/compare.js';
+import { openBecause, reportChange } from './change.js';
 
 /** Version of the JSON report's schema (README, "JSON report"); bumped on any breaking change. */
 export const REPORT_VERSION = 1;
@@ -318,41 +319,17 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
   };
 }
 
-/** A change as the report carries it: the level it really has, and a bound no verdict rests on, where either holds. */
-function reportChange(change: Change): NonNullable<ReportBenchmark['change']> {
-  const short = change.achievedConfidence < change.confidence - 1e-12;
-  const unsure = change.unsure && (change.unsure.low || change.unsure.high) ? change.unsure : undefined;
-  return {
-    estimate: change.estimate,
-    low: change.low,
-    high: change.high,
-    confidence: change.confidence,
-    ...(short ? { achieved: change.achievedConfidence } : {}),
-    ...(unsure ? { unsure: { ...(unsure.low ? { low: true } : {}), ...(unsure.high ? { high: true } : {}) } } : {}),
-  };
-}
-
 /**
- * Why an open verdict (inconclusive, unmeasured) stands beside an interval that does not straddle -budget, which the
- * legend says an open row's does: the interval is short of its level, a bound rests on too few rounds, or another
- * figure of a load test is open. Without it the row reads as a contradiction (uuid's "inconclusive" beside a
- * 93-point interval; a cut load test "unmeasured" beside [-97%, -93%]).
+ * Why an open verdict stands beside an interval that does not straddle -budget, which the legend says an open row's
+ * does (report/change.ts's reasons), or another figure of a load test is open. Without it the row reads as a
+ * contradiction (uuid's "inconclusive" beside a 93-point interval; a cut load test "unmeasured" beside [-97%, -93%]).
  */
 function openWhy(comparison: Comparison): string | undefined {
   const { verdict, change, budget, logRatios } = comparison;
   if ((verdict !== 'inconclusive' && verdict !== 'unmeasured') || !change) return undefined;
   if (change.low < -budget && change.high >= -budget) return undefined;
-  if (change.achievedConfidence < change.confidence - 1e-12)
-    return (
-      `its interval is at ${formatConfidence(change.achievedConfidence)} confidence, the most ${logRatios.length} rounds give, ` +
-      `short of the ${formatConfidence(change.confidence)} a verdict needs: no verdict rests on it`
-    );
-  const side = change.high < -budget ? change.unsure?.high : change.unsure?.low;
-  if (side)
-    return (
-      `its ${change.high < -budget ? 'upper' : 'lower'} bound rests on a group of rounds too small to reach the interval's level ` +
-      '(the rounds fell in groups): no verdict rests on it'
-    );
+  const why = openBecause(reportChange(change), verdict, budget, { rounds: logRatios.length });
+  if (why) return why;
   if (comparison.openFigures) return 'another of its budgeted figures is open (below), so the row is too';
   return undefined;
 }

@@ -138,6 +138,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     for (const line of wrapText(printable(sections.title), width)) lines.push(paint('bold', line));
     if (sections.requests) lines.push(...indentLines(printableTable(sections.requests.header, sections.requests.rows)));
     lines.push(...indentLines(printableTable(sections.latency.header, sections.latency.rows)));
+    if (sections.latencyNote) for (const line of wrapText(printable(sections.latencyNote), width - 2)) lines.push(`  ${line}`);
     lines.push(`  ${printable(sections.failures)}`);
     if (sections.server) lines.push(...indentLines(printableTable(sections.server.header, sections.server.rows)));
     if (sections.cpu) lines.push(`  ${printable(sections.cpu)}`);

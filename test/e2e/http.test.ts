@@ -70,9 +70,14 @@ describe('HTTP load tests, through the real CLI', () => {
     if (unreproduced) expect(p99.verdict).toBe('inconclusive');
     if (p99.verdict === 'regression') expect(p99.change.low).toBeGreaterThan(0.25);
     // A p99 regression the fresh rounds did not reproduce (the note) keeps the first group's interval, above the
-    // budget, and is inconclusive (a Node 24 CI run: low +51%, note, inconclusive); otherwise no regression has it.
-    // (From the early look's 3 rounds a signed-rank interval reaches no level, so p99 stays undecided whatever it reads.)
-    else if (!unreproduced && report.run.httpRounds > 3) expect(p99.change.low).toBeLessThanOrEqual(0.25 + 1e-9);
+    // budget, and is inconclusive (a Node 24 CI run: low +51%, note, inconclusive). Any other open p99 beside an
+    // interval above its budget has one of two reasons, and the table says which under it: the interval is short of
+    // its level (the early look's 3 rounds, or too few for the family's share: a Node 24 CI run read [+83%, …] after
+    // more than 3 rounds), or its lower bound rests on a group of rounds too small.
+    else if (!unreproduced && p99.change.low > 0.25) {
+      expect(p99.change.achieved !== undefined || p99.change.unsure?.low === true, JSON.stringify(p99.change)).toBe(true);
+      expect(run.stdout.replace(/\s+/g, ' ')).toMatch(/p99: its (interval is at [\d.]+% confidence|lower bound rests on)/);
+    }
     if (p99.verdict === 'unchanged') expect(p99.change.high).toBeLessThan(0.25);
     // The latency table shows those figures, whatever their size: "+784.7%" and "+1065%" alike.
     const p99Row = terminalRow(run.stdout, 'p99');

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { callgrindArgs } from '../../src/measure/counts/callgrind.js';
 import { callgrindCommand, countServer, countServers, type ServerCountPlan } from '../../src/measure/counts/server.js';
 import { readDump, type CountFigures } from '../../src/measure/counts/task.js';
-import type { Config } from '../../src/config/types.js';
+import type { Config, ExpectedStatus } from '../../src/config/types.js';
 import { serverRows } from '../../src/gate/counts.js';
 import { fakeLoadTest, fakeRevision } from '../fakes.js';
 
@@ -162,59 +162,57 @@ describe('countServer with a valgrind that is not one', () => {
   );
   const probePath = fileURLToPath(new URL('../../dist/probe.cjs', import.meta.url));
 
+  /** A countServer job of one request answered `status`, run through `valgrind` (default: the fake above). */
+  const job = (over: { status?: ExpectedStatus[]; valgrind?: string; limitMs?: number } = {}) => ({
+    ...plan,
+    benchmark: fakeLoadTest('todos', {
+      measure: 'counts',
+      ready: undefined,
+      requests: [{ method: 'GET', path: '/', headers: {}, body: undefined, status: over.status ?? ['2xx'] }],
+    }),
+    revision: { ...fakeRevision('base'), root },
+    seed: 1,
+    valgrind: over.valgrind ?? fake,
+    probePath,
+    socketDir: root,
+    dumpPrefix: path.join(root, 'cg'),
+    ...(over.limitMs === undefined ? {} : { limitMs: over.limitMs }),
+  });
+
   it('fails with the marker that made no dump, and stops its server', async () => {
-    const job = {
-      ...plan,
-      benchmark: fakeLoadTest('todos', {
-        measure: 'counts',
-        ready: undefined,
-        requests: [{ method: 'GET', path: '/', headers: {}, body: undefined, status: ['2xx'] }],
-      }),
-      revision: { ...fakeRevision('base'), root },
-      seed: 1,
-      valgrind: fake,
-      probePath,
-      socketDir: root,
-      dumpPrefix: path.join(root, 'cg'),
-    };
-    await expect(countServer(job)).rejects.toThrow(/callgrind wrote no dump at the marker/);
+    await expect(countServer(job())).rejects.toThrow(/callgrind wrote no dump at the marker/);
   });
 
   it('stops counting a server at its time bound, with an error that says so, and stops its server', async () => {
-    const job = {
-      ...plan,
-      benchmark: fakeLoadTest('todos', {
-        measure: 'counts',
-        ready: undefined,
-        requests: [{ method: 'GET', path: '/', headers: {}, body: undefined, status: ['2xx'] }],
-      }),
-      revision: { ...fakeRevision('base'), root },
-      seed: 1,
-      valgrind: fake,
-      probePath,
-      socketDir: root,
-      dumpPrefix: path.join(root, 'cg'),
-      limitMs: 0,
-    };
-    await expect(countServer(job)).rejects.toThrow(/was not counted within 0ms under callgrind .*measure this load test in time/);
+    await expect(countServer(job({ limitMs: 0 }))).rejects.toThrow(
+      /was not counted within 0ms under callgrind .*measure this load test in time/,
+    );
   });
 
   it('fails a server that answers a status its request does not expect, naming the request', async () => {
-    const job = {
-      ...plan,
-      benchmark: fakeLoadTest('todos', {
-        measure: 'counts',
-        ready: undefined,
-        requests: [{ method: 'GET', path: '/', headers: {}, body: undefined, status: [404] }],
-      }),
-      revision: { ...fakeRevision('base'), root },
-      seed: 1,
-      valgrind: fake,
-      probePath,
-      socketDir: root,
-      dumpPrefix: path.join(root, 'cg'),
-    };
-    await expect(countServer(job)).rejects.toThrow(/answered GET \/ with 200 \(expected 404\)/);
+    await expect(countServer(job({ status: [404] }))).rejects.toThrow(/answered GET \/ with 200 \(expected 404\)/);
+  });
+
+  it('fails a server whose requests cost nothing beyond the marker (served by a process callgrind does not follow), never a zero', async () => {
+    // Each mark writes a dump of the same 30M instructions, whatever the block sent: what callgrind reads where another
+    // process (a cluster worker) serves the requests.
+    const dumper = path.join(root, 'fake-dumps.cjs');
+    writeFileSync(
+      dumper,
+      "const os = require('node:os'); let n = 0;\n" +
+        "os.getPriority = () => { require('node:fs').writeFileSync(`${process.env.FAKE_DUMP_PREFIX}.${++n}`, 'version: 1\\nevents: Ir\\ntotals: 30000000\\n'); return 0; };\n",
+    );
+    const dumping = path.join(root, 'fake-valgrind-dumping');
+    writeFileSync(
+      dumping,
+      '#!/bin/sh\nfor a in "$@"; do case "$a" in --callgrind-out-file=*) FAKE_DUMP_PREFIX="${a#*=}";; esac; done\n' +
+        `export FAKE_DUMP_PREFIX; export NODE_OPTIONS="$NODE_OPTIONS --require ${dumper}"\n` +
+        'while [ "${1#--}" != "$1" ]; do shift; done\nexec "$@"\n',
+    );
+    chmodSync(dumping, 0o755);
+    await expect(countServer(job({ valgrind: dumping }))).rejects.toThrow(
+      /counted no instructions a request beyond an empty block: its requests are served by another process/,
+    );
   });
 });
 

@@ -464,6 +464,38 @@ describe('the servers’ CPU per request through measuring and the report', () =
   });
 });
 
+describe('a latency row whose verdict is open beside an interval beyond its budget', () => {
+  // Head answers at twice base's p99 every round (fakeRounds). Three rounds at 95% under a family of 20 figures: the
+  // signed-rank interval cannot reach its level (at most 1 - 2/8 two-sided), so p99 stays inconclusive beside an
+  // interval wholly above its 25% budget; the row must say why (a Node 24 CI run printed "+X% [+83%, …] 25%
+  // inconclusive" with nothing beside it).
+  const rule = decisionRule({ confidence: 0.95, rounds: 3, maxRounds: 10, lookEvery: 5 });
+  const judged = async (rounds: number, figures: number) => {
+    const [samples] = (await measureHttp(planFor(fakeRounds(), { rounds }))).benchmarks;
+    const comparison = analyze([samples!], { rule, budgetFor: () => 0.05, latencyBudgetFor: () => ({ p99: 0.25 }), figures })[0]!;
+    return { comparison, sections: httpSections('http > todos', httpDetails(samples!, comparison)!) };
+  };
+
+  it('shows the level the interval has and why no verdict rests on it', async () => {
+    const { comparison, sections } = await judged(3, 20);
+    const p99 = comparison.latency!.p99!;
+    expect(p99.change.low).toBeGreaterThan(0.25);
+    expect(p99.change.achievedConfidence).toBeLessThan(p99.change.confidence);
+    expect(p99.verdict).toBe('inconclusive');
+    const row = sections.latency.rows.find((r) => r[0] === 'p99')!;
+    expect(row[3]).toMatch(/ at \d+(\.\d)?%$/);
+    expect(row[4]).toBe('25% inconclusive');
+    expect(sections.latencyNote).toMatch(/^p99: its interval is at \d+(\.\d)?% confidence, the most its rounds give, short of the /);
+  });
+
+  it('says nothing where the interval reaches its level and decides', async () => {
+    const { comparison, sections } = await judged(10, 1);
+    expect(comparison.latency!.p99!.verdict).toBe('regression');
+    expect(sections.latency.rows.find((r) => r[0] === 'p99')![3]).not.toMatch(/ at /);
+    expect(sections.latencyNote).toBeUndefined();
+  });
+});
+
 /**
  * Both throughput figures of a load test are gated at its budget: requests/s and requests per CPU-second of
  * the server's main thread. Rounds of known changes, with a fixed ±1.5% zigzag of noise each.

@@ -323,7 +323,13 @@ describe('HTTP requests that expect another status than 2xx', () => {
     timeouts: 0,
     resets: 0,
   });
-  const withHttp = (requests: string[], expected: string[], base: ReturnType<typeof traffic>, head: ReturnType<typeof traffic>) =>
+  const withHttp = (
+    requests: string[],
+    expected: string[],
+    base: ReturnType<typeof traffic>,
+    head: ReturnType<typeof traffic>,
+    latency: NonNullable<ReportBenchmark['http']>['latency'] = {},
+  ) =>
     report([
       bench({
         id: 'http > not found',
@@ -335,7 +341,7 @@ describe('HTTP requests that expect another status than 2xx', () => {
           connections: 10,
           durationMs: 3000,
           warmupMs: 1000,
-          latency: {},
+          latency,
           traffic: { base, head },
           server: { base: null, head: null, note: 'no probe' },
           moved: [],
@@ -355,6 +361,33 @@ describe('HTTP requests that expect another status than 2xx', () => {
       expect(numbersIn(failures).slice(0, 2)).toEqual([5000, 4900]);
     }
     for (const line of terminal.split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
+  });
+
+  it('says under the latency table why an open latency verdict stands beside an interval beyond its budget', () => {
+    const p99 = (change: { low: number; achieved?: number; unsure?: { low: boolean } }) => ({
+      p99: {
+        base: 1.2,
+        head: 2.4,
+        change: { estimate: 1, high: 1.5, confidence: 0.98, ...change },
+        budget: 0.25,
+        verdict: 'inconclusive' as const,
+      },
+    });
+    const ok = traffic(5000, [{}]);
+    const short = withHttp(['GET /'], ['2xx'], ok, ok, p99({ low: 0.83, achieved: 0.875 }));
+    for (const text of [renderTerminal(short, { color: false }), plainText(renderMarkdown(short))]) {
+      expect(text).toContain('+100.0% [+83.0%, +150.0%] at 87.5%');
+      expect(text.replace(/\s+/g, ' ')).toContain(
+        'p99: its interval is at 87.5% confidence, the most its rounds give, short of the 98% a verdict needs',
+      );
+    }
+    const grouped = withHttp(['GET /'], ['2xx'], ok, ok, p99({ low: 0.83, unsure: { low: true } }));
+    expect(renderTerminal(grouped, { color: false }).replace(/\s+/g, ' ')).toContain(
+      'p99: its lower bound rests on a group of rounds too small',
+    );
+    // An interval that straddles the budget is its own reason.
+    const straddles = withHttp(['GET /'], ['2xx'], ok, ok, p99({ low: 0.1, achieved: 0.875 }));
+    expect(renderTerminal(straddles, { color: false })).not.toContain('p99: its');
   });
 
   it('lists each request with the status it expects, and names the expected status of failures', () => {
