@@ -96646,7 +96646,7 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS) {
   let batch = sizes.minBatch;
   for (; ; ) {
     const spent = Math.min(...await blocks(2, batch)) - overhead;
-    if (spent <= 0 && batch >= sizes.maxBatch)
+    if (spent < batch && batch >= sizes.maxBatch)
       return { instructions: 0, floor: 0, window: 0, calls: 2 * batch, batch, warmupBlocks: 0, steady: false };
     if (spent >= sizes.blockInstructions || batch >= sizes.maxBatch) break;
     const wanted = spent > 0 ? batch * sizes.blockInstructions / spent : batch * 64;
@@ -96753,7 +96753,7 @@ async function countServer(plan) {
     };
     await cycle(1);
     const figures = await countTask(cycle, counter2, REQUEST_BLOCKS);
-    if (!(figures.instructions > 0))
+    if (!(figures.instructions >= 1))
       throw new Error(
         `${server.label}: counted no instructions a request beyond an empty block: its requests are served by another process (a cluster worker?), which callgrind does not follow: measure this load test in time (measure: time)`
       );

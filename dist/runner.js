@@ -2863,7 +2863,7 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS) {
   let batch = sizes.minBatch;
   for (; ; ) {
     const spent = Math.min(...await blocks(2, batch)) - overhead;
-    if (spent <= 0 && batch >= sizes.maxBatch)
+    if (spent < batch && batch >= sizes.maxBatch)
       return { instructions: 0, floor: 0, window: 0, calls: 2 * batch, batch, warmupBlocks: 0, steady: false };
     if (spent >= sizes.blockInstructions || batch >= sizes.maxBatch) break;
     const wanted = spent > 0 ? batch * sizes.blockInstructions / spent : batch * 64;

@@ -1,6 +1,6 @@
 // A load test counted under callgrind (measure/counts/server.ts): the command that wraps its node, and how the seeds of
 // each revision's servers pair, where callgrind is not what answers.
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -194,13 +194,18 @@ describe('countServer with a valgrind that is not one', () => {
   });
 
   it('fails a server whose requests cost nothing beyond the marker (served by a process callgrind does not follow), never a zero', async () => {
-    // Each mark writes a dump of the same 30M instructions, whatever the block sent: what callgrind reads where another
-    // process (a cluster worker) serves the requests.
+    // Each mark writes a dump of 30M instructions and a few more each time (a block's later than the empty ones, but
+    // far under one instruction a request), whatever the block sent: what callgrind reads where another process (a cluster worker) serves the requests. The marks are
+    // counted in a file of their own.
     const dumper = path.join(root, 'fake-dumps.cjs');
     writeFileSync(
       dumper,
-      "const os = require('node:os'); let n = 0;\n" +
-        "os.getPriority = () => { require('node:fs').writeFileSync(`${process.env.FAKE_DUMP_PREFIX}.${++n}`, 'version: 1\\nevents: Ir\\ntotals: 30000000\\n'); return 0; };\n",
+      "const fs = require('node:fs'); const os = require('node:os'); let n = 0;\n" +
+        'os.getPriority = () => {\n' +
+        '  const prefix = process.env.FAKE_DUMP_PREFIX; n++;\n' +
+        '  fs.writeFileSync(`${prefix}.${n}`, `version: 1\\nevents: Ir\\ntotals: ${30000000 + n}\\n`);\n' +
+        '  fs.writeFileSync(`${prefix}.marks`, String(n)); return 0;\n' +
+        '};\n',
     );
     const dumping = path.join(root, 'fake-valgrind-dumping');
     writeFileSync(
@@ -213,6 +218,9 @@ describe('countServer with a valgrind that is not one', () => {
     await expect(countServer(job({ valgrind: dumping }))).rejects.toThrow(
       /counted no instructions a request beyond an empty block: its requests are served by another process/,
     );
+    // Said once the largest block showed it: the empty blocks (a mark and 3), then two blocks at 256 and at 8,192
+    // requests (a mark and 2 each): 10 marks, where a warm-up and 16 measured blocks would add 25 or more.
+    expect(Number(readFileSync(path.join(root, 'cg.marks'), 'utf8'))).toBe(10);
   });
 });
 

@@ -382,8 +382,14 @@ describe('HTTP requests that expect another status than 2xx', () => {
       );
     }
     const grouped = withHttp(['GET /'], ['2xx'], ok, ok, p99({ low: 0.83, unsure: { low: true } }));
-    expect(renderTerminal(grouped, { color: false }).replace(/\s+/g, ' ')).toContain(
-      'p99: its lower bound rests on a group of rounds too small',
+    for (const text of [renderTerminal(grouped, { color: false }), plainText(renderMarkdown(grouped))])
+      expect(text.replace(/\s+/g, ' ')).toContain('p99: its lower bound rests on a group of rounds too small');
+    // Within the budget, open because the upper bound (the one that would make it unchanged) rests on a small group.
+    const within = withHttp(['GET /'], ['2xx'], ok, ok, {
+      p99: { ...p99({ low: -0.1 }).p99, change: { estimate: 0, low: -0.1, high: 0.1, confidence: 0.98, unsure: { high: true } } },
+    });
+    expect(renderTerminal(within, { color: false }).replace(/\s+/g, ' ')).toContain(
+      'p99: its upper bound rests on a group of rounds too small',
     );
     // An interval that straddles the budget is its own reason.
     const straddles = withHttp(['GET /'], ['2xx'], ok, ok, p99({ low: 0.1, achieved: 0.875 }));

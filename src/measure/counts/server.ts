@@ -156,7 +156,7 @@ export async function countServer(plan: ServerCountPlan): Promise<CountFigures> 
     await cycle(1);
     const figures = await countTask(cycle, counter, REQUEST_BLOCKS);
     // Nothing beyond the marker's own cost: the requests were served elsewhere (a cluster worker), where callgrind is not.
-    if (!(figures.instructions > 0))
+    if (!(figures.instructions >= 1))
       throw new Error(
         `${server.label}: counted no instructions a request beyond an empty block: its requests are served by another ` +
           'process (a cluster worker?), which callgrind does not follow: measure this load test in time (measure: time)',

@@ -201,9 +201,10 @@ export async function countTask(loop: (n: number) => unknown, counter: BlockCoun
   for (;;) {
     // The fewer of two blocks: a block's first run may hold a compilation the next ones do not.
     const spent = Math.min(...(await blocks(2, batch))) - overhead;
-    // The largest block costs no more than an empty one: nothing is counted (the caller says why, as a server whose
-    // requests another process serves), and no warm-up would change it: said now, not after a minute of blocks.
-    if (spent <= 0 && batch >= sizes.maxBatch)
+    // The largest block costs less than an instruction a call beyond an empty one: nothing is counted (the caller says
+    // why, as a server whose requests another process serves, where a primary's timers leave a few instructions), and
+    // no warm-up would change it: said now, not after a minute of blocks. (A loop's own step costs more than that.)
+    if (spent < batch && batch >= sizes.maxBatch)
       return { instructions: 0, floor: 0, window: 0, calls: 2 * batch, batch, warmupBlocks: 0, steady: false };
     if (spent >= sizes.blockInstructions || batch >= sizes.maxBatch) break;
     // Powers of two only, so revisions and seeds of near costs land on the same block and collections fall alike;
