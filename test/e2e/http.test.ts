@@ -50,12 +50,14 @@ describe('HTTP load tests, through the real CLI', () => {
     // (An early decision says so in the note too, and so do rounds that fell in groups: a loaded machine's rounds of
     // a loss this large can spread over -70% to -30%.)
     // The note's sentences are joined by "; ", the confirmations' first (a plain CI run's note led with requests per
-    // CPU-second's before p99's): each must be one of these, whichever leads.
+    // CPU-second's before p99's): each must be one of these, whichever leads. Where requests/s stays open (beside two
+    // busy loops on Node 24 its rounds fell in groups, 8 of 11 at -67.6% and 3 at -36.8%, a group too small for its
+    // level) and requests per CPU-second fails, the note says the regression is that figure's.
     const sentences: string[] = bench.note ? bench.note.split('; ') : [];
     const unreproduced = sentences.some((s) => /^a p99 latency regression in the first .* did not reproduce/.test(s));
     for (const sentence of sentences)
       expect(sentence, bench.note).toMatch(
-        /^(decided at the early look: |(its|requests per CPU-second's) rounds fell in [23] groups, in \d+ of \d+ rounds |a (p99 latency regression|regression of requests per CPU-second) in the first .* did not reproduce)/,
+        /^(decided at the early look: |(its|requests per CPU-second's) rounds fell in [23] groups, in \d+ of \d+ rounds |a (p99 latency regression|regression of requests per CPU-second) in the first .* did not reproduce|requests per CPU-second of the server's main thread lost more than the budget \()/,
       );
     // Latency in milliseconds with its fractional digits (hrtime, not autocannon's whole milliseconds).
     const { p50, p99 } = bench.http.latency;
