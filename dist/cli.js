@@ -90878,8 +90878,10 @@ function censusOf(files, inventory) {
 function formatChange(benchmark, options = {}) {
   const { change } = benchmark;
   if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
-  const level = isFiniteNumber(change.achieved) ? ` at ${formatConfidence(change.achieved)}` : "";
-  return `${formatInterval(change)}${level}${benchmark.coarse === true && options.markCoarse ? " (coarse)" : ""}`;
+  return `${formatIntervalAt(change)}${benchmark.coarse === true && options.markCoarse ? " (coarse)" : ""}`;
+}
+function formatIntervalAt(change) {
+  return `${formatInterval(change)}${isFiniteNumber(change.achieved) ? ` at ${formatConfidence(change.achieved)}` : ""}`;
 }
 function formatInterval(change) {
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
@@ -91461,7 +91463,7 @@ function httpSections(id, details2) {
     stat2,
     formatMs(l.base),
     formatMs(l.head),
-    `${formatInterval(l.change)}${isFiniteNumber(l.change.achieved) ? ` at ${formatConfidence(l.change.achieved)}` : ""}`,
+    formatIntervalAt(l.change),
     l.budget === null ? "" : `${formatBudget(l.budget)} ${l.verdict ?? ""}`.trim()
   ]);
   const latencyNote = Object.entries(details2.latency).flatMap(([stat2, l]) => {
@@ -92665,58 +92667,7 @@ var report_schema_default = {
         change: {
           anyOf: [
             {
-              type: "object",
-              properties: {
-                estimate: {
-                  type: [
-                    "number",
-                    "null"
-                  ]
-                },
-                low: {
-                  type: [
-                    "number",
-                    "null"
-                  ]
-                },
-                high: {
-                  type: [
-                    "number",
-                    "null"
-                  ]
-                },
-                confidence: {
-                  type: [
-                    "number",
-                    "null"
-                  ]
-                },
-                achieved: {
-                  type: [
-                    "number",
-                    "null"
-                  ]
-                },
-                unsure: {
-                  type: "object",
-                  properties: {
-                    low: {
-                      type: "boolean"
-                    },
-                    high: {
-                      type: "boolean"
-                    }
-                  },
-                  additionalProperties: false
-                }
-              },
-              required: [
-                "estimate",
-                "low",
-                "high",
-                "confidence"
-              ],
-              additionalProperties: false
+              $ref: "#/definitions/ReportChange"
             },
             {
               type: "null"
@@ -92882,6 +92833,61 @@ var report_schema_default = {
         "removed"
       ],
       description: "What a comparison concludes about one benchmark. The gate asks one question of an interval, whether throughput fell by more than the budget, and words every answer: `regression` (yes: the whole interval lies below -budget), `inconclusive` (open: the interval straddles -budget, so a loss beyond the budget is possible), and three certain passes, worded by what else the interval shows at the budget's scale, as a regression is: `improvement` (a gain beyond the budget: the whole interval lies above +budget), `unchanged` (the interval lies within \xB1budget) and `within-budget` (no loss beyond the budget, and a gain up to beyond it possible: the interval lies above -budget and reaches past +budget). An improvement is read at the budget, not at 0: identical code must not be called faster (or slower) once in every twenty runs, which a bound at 0 would do for one figure in twenty.\n\nunmeasured: compared at both revisions, but with too few rounds for the decision rule to judge it (the time limit stopped the run before its first look, or before a regression's confirmation could reach its level). It is never a pass: a result that was not measured is not a result."
+    },
+    ReportChange: {
+      type: "object",
+      properties: {
+        estimate: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        low: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        high: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        confidence: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        achieved: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        unsure: {
+          type: "object",
+          properties: {
+            low: {
+              type: "boolean"
+            },
+            high: {
+              type: "boolean"
+            }
+          },
+          additionalProperties: false
+        }
+      },
+      required: [
+        "estimate",
+        "low",
+        "high",
+        "confidence"
+      ],
+      additionalProperties: false,
+      description: "A change as a report carries it. `achieved`: the confidence the interval really has, set where too few rounds kept it below `confidence` (the level it was asked for); `unsure`: a bound set by a group of rounds too small to reach its level. No verdict rests on either."
     },
     HttpDetails: {
       type: "object",
@@ -93480,61 +93486,6 @@ var report_schema_default = {
       ],
       additionalProperties: false,
       description: "One revision's server, summarised over rounds (medians)."
-    },
-    ReportChange: {
-      type: "object",
-      properties: {
-        estimate: {
-          type: [
-            "number",
-            "null"
-          ]
-        },
-        low: {
-          type: [
-            "number",
-            "null"
-          ]
-        },
-        high: {
-          type: [
-            "number",
-            "null"
-          ]
-        },
-        confidence: {
-          type: [
-            "number",
-            "null"
-          ]
-        },
-        achieved: {
-          type: [
-            "number",
-            "null"
-          ]
-        },
-        unsure: {
-          type: "object",
-          properties: {
-            low: {
-              type: "boolean"
-            },
-            high: {
-              type: "boolean"
-            }
-          },
-          additionalProperties: false
-        }
-      },
-      required: [
-        "estimate",
-        "low",
-        "high",
-        "confidence"
-      ],
-      additionalProperties: false,
-      description: "A change as a report carries it. `achieved`: the confidence the interval really has, set where too few rounds kept it below `confidence` (the level it was asked for); `unsure`: a bound set by a group of rounds too small to reach its level. No verdict rests on either."
     },
     TrafficFigures: {
       type: "object",

@@ -8,8 +8,12 @@ import type { ReportBenchmark } from './model.js';
 export function formatChange(benchmark: ReportBenchmark, options: { markCoarse?: boolean } = {}): string {
   const { change } = benchmark;
   if (!change || !isFiniteNumber(change.estimate)) return '–';
-  const level = isFiniteNumber(change.achieved) ? ` at ${formatConfidence(change.achieved)}` : '';
-  return `${formatInterval(change)}${level}${benchmark.coarse === true && options.markCoarse ? ' (coarse)' : ''}`;
+  return `${formatIntervalAt(change)}${benchmark.coarse === true && options.markCoarse ? ' (coarse)' : ''}`;
+}
+
+/** An interval, with the level it has where too few rounds kept it below its heading's: "… [-97.0%, -93.0%] at 93.8%". */
+export function formatIntervalAt(change: { estimate: number; low: number; high: number; achieved?: number | undefined }): string {
+  return `${formatInterval(change)}${isFiniteNumber(change.achieved) ? ` at ${formatConfidence(change.achieved)}` : ''}`;
 }
 
 /** An estimate and its interval: "-12.3% [-14.1%, -10.2%]" (each figure "–" when it is not a number). */

@@ -8,10 +8,9 @@ import {
   formatMs,
   formatPath,
   formatShare,
-  isFiniteNumber,
 } from '../util/format.js';
 import type { ServerSummary } from '../measure/http/types.js';
-import { formatInterval } from './format.js';
+import { formatInterval, formatIntervalAt } from './format.js';
 import { openBecause } from './change.js';
 import { duetLine, rateLine, scheduleLine, type CpuSummary, type HttpDetails } from './http.js';
 
@@ -57,7 +56,7 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
     stat,
     formatMs(l.base),
     formatMs(l.head),
-    `${formatInterval(l.change)}${isFiniteNumber(l.change.achieved) ? ` at ${formatConfidence(l.change.achieved)}` : ''}`,
+    formatIntervalAt(l.change),
     l.budget === null ? '' : `${formatBudget(l.budget)} ${l.verdict ?? ''}`.trim(),
   ]);
   // An open latency verdict beside an interval wholly on one side of its budget says why (a CI run read p99

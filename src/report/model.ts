@@ -8,7 +8,7 @@ import type { SoloCheckInfo, SoloComparison } from './solo.js';
 import type { ProcessLevels } from '../stats/solo.js';
 import { formatOps, formatShortPercent } from '../util/format.js';
 import { beyondBudget } from '../stats/compare.js';
-import { openBecause, reportChange } from './change.js';
+import { openBecause, reportChange, type ReportChange } from './change.js';
 
 /** Version of the JSON report's schema (README, "JSON report"); bumped on any breaking change. */
 export const REPORT_VERSION = 1;
@@ -48,14 +48,7 @@ export interface ReportBenchmark {
    * has, set where too few rounds kept it below `confidence` (the level it was asked for, the table's heading); `unsure`:
    * a bound set by a group of rounds too small to reach its level. No verdict rests on either (the note says which).
    */
-  change: {
-    estimate: number;
-    low: number;
-    high: number;
-    confidence: number;
-    achieved?: number;
-    unsure?: { low?: boolean; high?: boolean };
-  } | null;
+  change: ReportChange | null;
   /** Per-round relative changes (head against base), the samples the interval comes from. */
   rounds: number[];
   /**
