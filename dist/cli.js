@@ -77298,6 +77298,16 @@ var benchgate_schema_default = {
           description: "time (default): calls per second, base and head alternating in each process. counts: instructions per call at full tiering, each revision in processes of its own under Valgrind's callgrind (valgrind must be installed; see docs/counts.md): deterministic, blind to neighbours and frequency, but not time (memory, caches and waiting are not in it). both: each, the verdict from the one micro.gate names, the other shown beside it with whether the two agree.",
           enum: ["time", "counts", "both"]
         },
+        measures: {
+          type: "object",
+          description: "What the micro-benchmarks whose id matches a pattern are measured in, in place of measure, e.g. `bench/ids.bench.js > *: counts`. Patterns as in budgets: an exact id beats any pattern; among patterns, the one with the most literal characters wins. Load tests have their own http[].measure. --measure (and the action's measure input) replaces both measure and measures.",
+          propertyNames: {
+            minLength: 1
+          },
+          additionalProperties: {
+            enum: ["time", "counts", "both"]
+          }
+        },
         gate: {
           title: "time or counts",
           description: "With measure: both, the figure the verdict is read from (default time); the other is measured and shown beside it.",
@@ -77635,12 +77645,20 @@ function parseConfig(text2, file) {
     throw new UserError(problems.join("\n"));
   }
   checkHttpNames(raw, file);
-  if (raw.micro?.gate !== void 0 && raw.micro.measure !== "both")
+  checkMeasures(raw, shown);
+  if (raw.micro?.gate !== void 0 && raw.micro.measure !== "both" && !Object.values(raw.micro.measures ?? {}).includes("both"))
     throw new UserError(
-      `${shown}: micro.gate is '${raw.micro.gate}', but micro.measure is ${raw.micro.measure ?? "time (the default)"}: the gate chooses between figures only where micro.measure is both.`
+      `${shown}: micro.gate is '${raw.micro.gate}', but micro.measure is ${raw.micro.measure ?? "time (the default)"}: the gate chooses between figures only where micro.measure (or a pattern of micro.measures) is both.`
     );
   checkEnvNames(raw, shown);
   return toConfig(raw, file);
+}
+function checkMeasures(raw, shown) {
+  const http4 = Object.keys(raw.micro?.measures ?? {}).find((pattern) => pattern.startsWith("http > "));
+  if (http4)
+    throw new UserError(
+      `${shown}: micro.measures: '${http4}' names a load test, and micro.measures applies to micro-benchmarks only: set measure: counts in that load test's http[] entry.`
+    );
 }
 function checkEnvNames(raw, shown) {
   const refused = (raw.env ?? []).filter((name2) => looksLikeCredential(name2) || neverPassed(name2));
@@ -77662,6 +77680,7 @@ function toConfig(raw, file) {
       taskTimeoutMs: raw.micro?.["task-timeout"] ? parseDuration(raw.micro["task-timeout"]) : DEFAULTS.taskTimeoutMs,
       maxProcesses: typeof raw.micro?.processes === "number" ? raw.micro.processes : MAX_PROCESSES_PER_ROUND,
       measure: raw.micro?.measure ?? "time",
+      measures: Object.freeze(Object.entries(raw.micro?.measures ?? {}).map(([pattern, measure]) => ({ pattern, measure }))),
       gate: raw.micro?.gate ?? "time",
       seeds: raw.micro?.seeds ?? DEFAULTS.seeds,
       count: raw.micro?.count ?? "instructions"
@@ -87122,14 +87141,20 @@ var import_picomatch = __toESM(require_picomatch2(), 1);
 function literalLength(pattern) {
   return pattern.replace(/[*?[\]{}!()]/g, "").length;
 }
-function budgetFor(id, config) {
+function ruleFor(id, rules) {
   let best;
-  for (const rule of config.budgets) {
-    if (rule.pattern === id) return rule.budget;
+  for (const rule of rules) {
+    if (rule.pattern === id) return rule;
     if (!import_picomatch.default.isMatch(id, rule.pattern, { bash: true, dot: true })) continue;
     if (!best || literalLength(rule.pattern) > literalLength(best.pattern)) best = rule;
   }
-  return best ? best.budget : config.budget;
+  return best;
+}
+function budgetFor(id, config) {
+  return ruleFor(id, config.budgets)?.budget ?? config.budget;
+}
+function measureFor(id, micro) {
+  return ruleFor(id, micro.measures)?.measure ?? micro.measure;
 }
 
 // src/measure/counts/callgrind.ts
@@ -87202,7 +87227,7 @@ async function measureCounts(plan) {
             kind: "count",
             sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }],
             dumpPrefix,
-            skip: [],
+            skip: [...plan.skip ?? []],
             ...plan.figure ? { figure: plan.figure } : {}
           },
           {
@@ -87638,7 +87663,7 @@ function welchDf(vx, nx, vy, ny) {
 
 // src/gate/counts.ts
 var COUNT_STALL_MS = 10 * 6e4;
-async function countsStage(run, files, otherFigures, startedAt = run.started) {
+async function countsStage(run, share2, otherFigures, startedAt = run.started) {
   const { config, options } = run;
   const { valgrind, seeds } = counting(run);
   options.log(
@@ -87647,8 +87672,9 @@ async function countsStage(run, files, otherFigures, startedAt = run.started) {
   const measured = await measureCounts({
     base: run.tree.base,
     head: run.tree.head,
-    baseFiles: files.base,
-    headFiles: files.head,
+    baseFiles: share2.files.base,
+    headFiles: share2.files.head,
+    skip: share2.skip ?? [],
     runnerPath: options.runnerPath,
     valgrind: valgrind.path,
     seeds,
@@ -87785,10 +87811,19 @@ function failed(id, file, message) {
 
 // src/gate/both.ts
 function joinCounted(timed, counted, micro, withHttp) {
-  const byCounts = { figures: counted.figures, intervalLevel: withHttp ? Math.min(timed.intervalLevel, counted.level) : counted.level };
-  if (micro.measure !== "both") return { benchmarks: sortBenchmarks([...counted.benchmarks, ...timed.benchmarks]), ...byCounts };
-  const benchmarks = sortBenchmarks(withBeside(timed.benchmarks, counted.benchmarks, micro.gate));
-  return micro.gate === "counts" ? { benchmarks, ...byCounts } : { benchmarks, figures: timed.figures, intervalLevel: timed.intervalLevel };
+  const measure = (b) => b.kind === "micro" && b.file !== null ? measureFor(b.id, micro) : void 0;
+  const timedRows = timed.benchmarks.filter((b) => measure(b) !== "counts");
+  const countedRows = counted.benchmarks.filter((b) => measure(b) !== "time");
+  const benchmarks = sortBenchmarks(withBeside(timedRows, countedRows, micro.gate));
+  const byCounts = benchmarks.some((b) => b.counts);
+  const byTime = withHttp || benchmarks.some((b) => !b.counts && b.kind === "micro" && b.file !== null);
+  if (!byCounts) return { benchmarks, figures: timed.figures, intervalLevel: timed.intervalLevel };
+  if (!byTime) return { benchmarks, figures: counted.figures, intervalLevel: counted.level };
+  return {
+    benchmarks,
+    figures: Math.max(timed.figures, counted.figures),
+    intervalLevel: Math.min(timed.intervalLevel, counted.level)
+  };
 }
 function withBeside(timed, counted, gate) {
   const countedById = new Map(counted.map((b) => [b.id, b]));
@@ -89351,6 +89386,7 @@ function withOverrides(config, overrides) {
       ...config.micro,
       isolation: overrides.isolation ?? config.micro.isolation,
       measure: overrides.measure ?? config.micro.measure,
+      measures: overrides.measure ? [] : config.micro.measures,
       files: overrides.only ? overrides.only.files.map(exactFile) : overrides.files?.length ? [...overrides.files] : config.micro.files
     }),
     httpMode: overrides.httpMode ?? config.httpMode,
@@ -89359,7 +89395,7 @@ function withOverrides(config, overrides) {
 }
 
 // src/gate/plan.ts
-function planRun(config, familyFigures, early) {
+function planRun(config, familyFigures, early, countedOnly = 0) {
   const rounds = config.rounds ?? 10;
   const rule = decisionRule({ confidence: config.confidence, rounds, maxRounds: config.maxRounds, lookEvery: DEFAULTS.lookEvery, early });
   const httpById = new Map(config.http.map((b) => [b.id, b]));
@@ -89367,7 +89403,7 @@ function planRun(config, familyFigures, early) {
   return {
     rule,
     rounds,
-    httpFigures: plannedFigures(config.http),
+    otherFigures: plannedFigures(config.http) + countedOnly,
     analyzeOptions: {
       rule,
       budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
@@ -89379,18 +89415,21 @@ function planRun(config, familyFigures, early) {
 }
 var SHORTEST_TASK_MS = (MEASURE_DEFAULTS.warmupBlocks + MEASURE_DEFAULTS.minBlocks) * MEASURE_DEFAULTS.blockMs * 2;
 var PROCESS_START_MS = 150;
-function planFirstLook(config, plan, inventory, files) {
+function planFirstLook(config, plan, inventory, files, skip = []) {
   const mine = /* @__PURE__ */ new Set([...files?.base ?? [], ...files?.head ?? []]);
   const tasks = new Set(
-    inventory.flatMap((side2) => side2.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}\0${t}`)))
-  ).size;
-  const figures = plan.familyFigures ?? tasks + plan.httpFigures;
+    inventory.flatMap(
+      (side2) => side2.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}${ID_SEPARATOR}${t}`))
+    )
+  );
+  for (const id of skip) tasks.delete(id);
+  const figures = plan.familyFigures ?? tasks.size + plan.otherFigures;
   const processes = config.micro.isolation === "process" ? 2 : 1;
   return {
     rounds: Math.max(plan.rounds, plan.rule.minimumRounds(figures)),
-    tasks,
+    tasks: tasks.size,
     files: mine.size,
-    microRoundMs: tasks ? tasks * SHORTEST_TASK_MS + processes * PROCESS_START_MS : 0,
+    microRoundMs: tasks.size ? tasks.size * SHORTEST_TASK_MS + processes * PROCESS_START_MS : 0,
     httpRoundMs: config.http.reduce((sum3, b) => sum3 + estimatedRoundMs(b), 0)
   };
 }
@@ -89428,7 +89467,7 @@ function settled(c) {
 // src/gate/http.ts
 async function measureHttpStage(run, micro) {
   const { config, plan, options } = run;
-  const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
+  const figures = plan.familyFigures ?? plan.otherFigures + comparableMicro(micro);
   const judged2 = (samples) => analyze([samples], { ...plan.analyzeOptions, figures })[0];
   const pinning = config.httpPin ? pinLoadGenerator(options.log, config.httpMode === "duet") : void 0;
   const mode = config.httpMode === "duet" && pinning?.sharedCpu === void 0 ? "live" : config.httpMode;
@@ -89564,6 +89603,43 @@ function withRoundLevels(benchmark, samples) {
   const base2 = processLevels(samples.base?.opsPerSec ?? []);
   const head = processLevels(samples.head?.opsPerSec ?? []);
   return base2 || head ? { ...benchmark, levels: { ...base2 ? { base: base2 } : {}, ...head ? { head } : {} } } : benchmark;
+}
+
+// src/gate/measures.ts
+function splitByMeasure(micro, inventory, files) {
+  if (!files) return { timed: void 0, counted: void 0 };
+  const declared = /* @__PURE__ */ new Map();
+  for (const side2 of inventory)
+    for (const load of side2.files)
+      for (const task of load.tasks ?? []) {
+        const ids = declared.get(load.file) ?? [];
+        const id = `${load.file}${ID_SEPARATOR}${task}`;
+        if (!ids.includes(id)) ids.push(id);
+        declared.set(load.file, ids);
+      }
+  const share2 = (keep) => {
+    const skip = [];
+    let only = 0;
+    const used = /* @__PURE__ */ new Set();
+    for (const file of /* @__PURE__ */ new Set([...files.base, ...files.head])) {
+      const ids = declared.get(file);
+      if (!ids?.length) {
+        if (keep(micro.measure)) used.add(file);
+        continue;
+      }
+      for (const id of ids) {
+        const measure = measureFor(id, micro);
+        if (!keep(measure)) skip.push(id);
+        else {
+          used.add(file);
+          if (measure !== "both") only++;
+        }
+      }
+    }
+    if (!used.size) return void 0;
+    return { files: { base: files.base.filter((f) => used.has(f)), head: files.head.filter((f) => used.has(f)) }, skip, only };
+  };
+  return { timed: share2((measure) => measure !== "counts"), counted: share2((measure) => measure !== "time") };
 }
 
 // src/measure/micro/schedule.ts
@@ -89731,7 +89807,7 @@ async function measureMicro(plan) {
   const strategy = plan.isolation === "process" ? processStrategy(plan, spawn3) : alternateStrategy(plan, spawn3);
   const samples = /* @__PURE__ */ new Map();
   const batches = {};
-  const skip = /* @__PURE__ */ new Set();
+  const skip = new Set(plan.skip);
   const errors = /* @__PURE__ */ new Map();
   let plannedRounds = plan.rounds;
   let rounds = 0;
@@ -90043,9 +90119,9 @@ async function explainLoadErrors(files, plan, spawn3, errors, skip) {
 }
 
 // src/gate/micro.ts
-async function measureMicroStage(run, files) {
+async function measureMicroStage(run, files, skip = []) {
   const { config, plan, options } = run;
-  const family = plan.familyFigures === void 0 ? { otherFigures: plan.httpFigures } : { figures: plan.familyFigures };
+  const family = plan.familyFigures === void 0 ? { otherFigures: plan.otherFigures } : { figures: plan.familyFigures };
   const verdicts = (partial) => analyze(partial, { ...plan.analyzeOptions, ...family });
   const ids = (partial, keep) => new Set(
     verdicts(partial).filter(keep).map((c) => c.id)
@@ -90053,11 +90129,12 @@ async function measureMicroStage(run, files) {
   const micro = await measureMicro({
     ...microProcesses(run, files),
     isolation: config.micro.isolation,
+    skip,
     maxProcesses: config.micro.maxProcesses,
     rounds: plan.rounds,
-    minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.httpFigures),
+    minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.otherFigures),
     // A round of several processes when a budget needs it: resolving it means catching a loss of twice the budget with 95% power.
-    resolves: (id, spread, rounds, benchmarks) => plan.rule.resolvable(spread, rounds, plan.familyFigures ?? benchmarks + plan.httpFigures) <= plan.analyzeOptions.budgetFor(id),
+    resolves: (id, spread, rounds, benchmarks) => plan.rule.resolvable(spread, rounds, plan.familyFigures ?? benchmarks + plan.otherFigures) <= plan.analyzeOptions.budgetFor(id),
     adaptive: {
       maxRounds: config.maxRounds,
       lookEvery: DEFAULTS.lookEvery,
@@ -90686,6 +90763,7 @@ function policyOf(config) {
     ["micro.count", config.micro.count]
   ]);
   for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
+  for (const rule of config.micro.measures) settings.set(`micro.measures["${rule.pattern}"]`, rule.measure);
   for (const test of config.http) {
     if (test.budget !== void 0) settings.set(`http "${test.name}" budget`, formatBudget(test.budget));
     if (test.measure !== "time") settings.set(`http "${test.name}" measure`, test.measure);
@@ -90715,6 +90793,7 @@ function withPolicyOf(head, base2) {
       maxProcesses: base2.micro.maxProcesses,
       // What the gate measures in, and how many processes a count has: a pull request must not loosen them.
       measure: base2.micro.measure,
+      measures: base2.micro.measures,
       gate: base2.micro.gate,
       seeds: base2.micro.seeds,
       count: base2.micro.count
@@ -91048,7 +91127,7 @@ function judgedWithSolo(benchmark, samples) {
 async function soloStage(run, files, judged2, processes) {
   const { options } = run;
   const started = run.now();
-  const compared = new Set(judged2.filter((b) => b.kind === "micro" && b.file && b.change).map((b) => b.file));
+  const compared = new Set(judged2.filter((b) => b.kind === "micro" && b.file && b.change && !b.counts).map((b) => b.file));
   const info = { processes, durationMs: 0 };
   if (!compared.size) return { benchmarks: judged2, info };
   options.log(`solo check: ${compared.size} bench file(s), each revision alone in ${processes} fresh processes (AB BA pairs)`);
@@ -91119,9 +91198,10 @@ async function runGate(options) {
       ...whole,
       config: Object.freeze({ ...whole.config, http: whole.config.http.filter((test) => test.measure !== "counts") })
     };
-    const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
-    const firstLook = planFirstLook(part.config, plan, inventory, part.files);
-    if (!options.untilTimeLimit && part.config.micro.measure !== "counts") warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
+    const split = splitByMeasure(part.config.micro, inventory, part.files);
+    const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit, split.counted?.only ?? 0);
+    const firstLook = planFirstLook(part.config, plan, inventory, split.timed?.files, split.timed?.skip);
+    if (!options.untilTimeLimit && (split.timed || part.config.http.length)) warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
     const run = {
       config: part.config,
       tree,
@@ -91135,21 +91215,20 @@ async function runGate(options) {
       now
     };
     const files = part.files;
-    const { measure, gate } = run.config.micro;
-    const counting2 = measure !== "time";
-    const countsGate = measure === "counts" || measure === "both" && gate === "counts";
-    const micro = files && measure !== "counts" ? await measureMicroStage(run, files) : void 0;
+    const { timed: toTime, counted: toCount } = split;
+    const micro = toTime ? await measureMicroStage(run, toTime.files, toTime.skip) : void 0;
     const http4 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
-    const countsFrom = measure === "both" ? now() : run.started;
-    const counted = files && counting2 ? await countsStage(run, files, http4 ? plannedFigures(run.config.http) : 0, countsFrom) : void 0;
+    const countsFrom = micro ? now() : run.started;
+    const counted = toCount ? await countsStage(run, toCount, (http4 ? plannedFigures(run.config.http) : 0) + (toTime?.only ?? 0), countsFrom) : void 0;
     const timed = judge(run, micro, http4);
     const judged2 = counted ? joinCounted(timed, counted, run.config.micro, http4 !== void 0) : timed;
     const measureEnded = now();
     const explained = await explainStage(run, judged2.benchmarks, micro, http4);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;
     const checked = native?.benchmarks ?? explained.benchmarks;
-    if (options.soloCheck && countsGate) options.log("solo check: skipped, the micro-benchmarks were counted, not timed");
-    const solo = options.soloCheck && files && !countsGate ? await soloStage(run, files, checked, options.soloCheck.processes) : void 0;
+    const timeGated = checked.some((b) => b.kind === "micro" && !b.counts);
+    if (options.soloCheck && files && !timeGated) options.log("solo check: skipped, the micro-benchmarks were counted, not timed");
+    const solo = options.soloCheck && toTime && timeGated ? await soloStage(run, toTime.files, checked, options.soloCheck.processes) : void 0;
     const servers = countedHttp.length ? await httpCountsStage(run, countedHttp, judged2.benchmarks.filter((b) => b.change).length, now()) : void 0;
     const benchmarks = [...solo?.benchmarks ?? checked, ...servers?.benchmarks ?? []].map(withAnswer);
     const countsInfo = mergeCountsInfo(counted?.info, servers?.info);
@@ -91299,7 +91378,11 @@ async function listBenchmarks(options) {
       { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs }
     );
     const inventory = withInstallHints(loaded, config.install);
+    const measures = Object.fromEntries(
+      inventory.flatMap(({ files }) => files.flatMap((f) => f.tasks.map((task) => `${f.file}${ID_SEPARATOR}${task}`))).map((id) => [id, measureFor(id, config.micro)]).filter(([, measure]) => measure !== "time")
+    );
     return {
+      ...Object.keys(measures).length ? { measures } : {},
       revisions: inventory.map(({ revision, files }) => {
         const leftOut = byRoot.get(revision.root).byConvention ? files.filter(isHelperLoad).map((f) => f.file) : [];
         return {
@@ -91401,7 +91484,11 @@ function renderListing(listing) {
       const how = file.workerOf ? `a worker of ${file.workerOf}` : file.error ? "did not load" : file.harness === "default export" || copies.length === 0 ? file.harness ?? "" : copies.join(", ");
       lines.push(`  ${terminalText(file.file)}  [${terminalText(how)}]`);
       if (file.error) for (const line of file.error.split("\n")) lines.push(`      ${terminalText(line)}`);
-      for (const task of file.tasks) lines.push(`    ${terminalText(`${file.file}${ID_SEPARATOR}${task}`)}`);
+      for (const task of file.tasks) {
+        const id = `${file.file}${ID_SEPARATOR}${task}`;
+        const measure = listing.measures?.[id];
+        lines.push(`    ${terminalText(id)}${measure ? `  [${measure}]` : ""}`);
+      }
       for (const note of file.notes ?? []) lines.push(`    note: ${terminalText(note)}`);
     }
     if (revision.leftOut?.length) {
@@ -95477,7 +95564,8 @@ Options:
   --isolation <mode>    alternate (default), thread or process
   --measure <what>      time (default), counts: instructions per call under Valgrind's
                         callgrind, deterministic (docs/counts.md), or both (the verdict from
-                        micro.gate, time by default; the other beside it)
+                        micro.gate, time by default; the other beside it), for every
+                        micro-benchmark: in place of micro.measure and micro.measures
   --http-mode <mode>    duet (default), live or fresh: how HTTP load tests run their servers
   --profile <when>      CPU-profile each revision to show where the time went: regressions
                         (default), always (every compared benchmark) or never

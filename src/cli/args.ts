@@ -41,7 +41,8 @@ Options:
   --isolation <mode>    alternate (default), thread or process
   --measure <what>      time (default), counts: instructions per call under Valgrind's
                         callgrind, deterministic (docs/counts.md), or both (the verdict from
-                        micro.gate, time by default; the other beside it)
+                        micro.gate, time by default; the other beside it), for every
+                        micro-benchmark: in place of micro.measure and micro.measures
   --http-mode <mode>    duet (default), live or fresh: how HTTP load tests run their servers
   --profile <when>      CPU-profile each revision to show where the time went: regressions
                         (default), always (every compared benchmark) or never

@@ -32,6 +32,7 @@ interface RawConfig {
     'task-timeout'?: string;
     processes?: 'auto' | number;
     measure?: 'time' | 'counts' | 'both';
+    measures?: Record<string, 'time' | 'counts' | 'both'>;
     gate?: 'time' | 'counts';
     seeds?: number;
     count?: CountedFigure;
@@ -110,13 +111,23 @@ export function parseConfig(text: string, file: string): Config {
     throw new UserError(problems.join('\n'));
   }
   checkHttpNames(raw, file);
-  if (raw.micro?.gate !== undefined && raw.micro.measure !== 'both')
+  checkMeasures(raw, shown);
+  if (raw.micro?.gate !== undefined && raw.micro.measure !== 'both' && !Object.values(raw.micro.measures ?? {}).includes('both'))
     throw new UserError(
       `${shown}: micro.gate is '${raw.micro.gate}', but micro.measure is ${raw.micro.measure ?? 'time (the default)'}: ` +
-        'the gate chooses between figures only where micro.measure is both.',
+        'the gate chooses between figures only where micro.measure (or a pattern of micro.measures) is both.',
     );
   checkEnvNames(raw, shown);
   return toConfig(raw, file);
+}
+
+/** micro.measures names micro-benchmarks: a load test is counted by its own http[].measure. */
+function checkMeasures(raw: RawConfig, shown: string): void {
+  const http = Object.keys(raw.micro?.measures ?? {}).find((pattern) => pattern.startsWith('http > '));
+  if (http)
+    throw new UserError(
+      `${shown}: micro.measures: '${http}' names a load test, and micro.measures applies to micro-benchmarks only: set measure: counts in that load test's http[] entry.`,
+    );
 }
 
 /** benchgate.yml is the pull request's to edit: a credential's name there would hand the credential to its code. */
@@ -141,6 +152,7 @@ function toConfig(raw: RawConfig, file: string | undefined): Config {
       taskTimeoutMs: raw.micro?.['task-timeout'] ? parseDuration(raw.micro['task-timeout']) : DEFAULTS.taskTimeoutMs,
       maxProcesses: typeof raw.micro?.processes === 'number' ? raw.micro.processes : MAX_PROCESSES_PER_ROUND,
       measure: raw.micro?.measure ?? 'time',
+      measures: Object.freeze(Object.entries(raw.micro?.measures ?? {}).map(([pattern, measure]) => ({ pattern, measure }))),
       gate: raw.micro?.gate ?? 'time',
       seeds: raw.micro?.seeds ?? DEFAULTS.seeds,
       count: raw.micro?.count ?? 'instructions',

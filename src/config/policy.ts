@@ -40,6 +40,7 @@ function policyOf(config: Config): Map<string, string> {
     ['micro.count', config.micro.count],
   ]);
   for (const rule of config.budgets) settings.set(`budgets["${rule.pattern}"]`, formatBudget(rule.budget));
+  for (const rule of config.micro.measures) settings.set(`micro.measures["${rule.pattern}"]`, rule.measure);
   for (const test of config.http) {
     if (test.budget !== undefined) settings.set(`http "${test.name}" budget`, formatBudget(test.budget));
     if (test.measure !== 'time') settings.set(`http "${test.name}" measure`, test.measure);
@@ -80,6 +81,7 @@ export function withPolicyOf(head: Config, base: Config): Config {
       maxProcesses: base.micro.maxProcesses,
       // What the gate measures in, and how many processes a count has: a pull request must not loosen them.
       measure: base.micro.measure,
+      measures: base.micro.measures,
       gate: base.micro.gate,
       seeds: base.micro.seeds,
       count: base.micro.count,

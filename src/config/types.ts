@@ -4,6 +4,12 @@ export interface BudgetRule {
   readonly budget: number;
 }
 
+/** One micro.measures rule: the micro-benchmarks whose id matches `pattern` are measured in `measure`. */
+export interface MeasureRule {
+  readonly pattern: string;
+  readonly measure: MeasureKind;
+}
+
 export type Isolation = 'alternate' | 'thread' | 'process';
 
 /**
@@ -33,6 +39,8 @@ export interface MicroConfig {
   readonly maxProcesses: number;
   /** micro.measure: time (default), counts (measure/counts/) or both. */
   readonly measure: MeasureKind;
+  /** micro.measures: what the micro-benchmarks whose id matches a pattern are measured in, in place of micro.measure. */
+  readonly measures: readonly MeasureRule[];
   /** micro.gate: with measure both, the figure the verdict is read from (time by default); the other is shown beside it. */
   readonly gate: GateMeasure;
   /** micro.seeds: counts mode's processes per revision, each under its own V8 hash and random seed. */

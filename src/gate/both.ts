@@ -1,3 +1,4 @@
+import { measureFor } from '../config/budgets.js';
 import type { GateMeasure, MicroConfig } from '../config/types.js';
 import { certainPass } from '../stats/compare.js';
 import { sortBenchmarks, type Beside, type ReportBenchmark } from '../report/model.js';
@@ -11,20 +12,33 @@ interface Judged {
 }
 
 /**
- * A run's rows where micro-benchmarks were counted: counts in place of time (measure: counts), or each row the figure
- * micro.gate names with the other beside it (both). Counts are judged at one look, at the Bonferroni share over the
- * run's figures (theirs and the load tests'); a heading states the lower of the levels its rows were read at.
+ * A run's rows where micro-benchmarks were counted: each micro-benchmark as micro.measure or its pattern in
+ * micro.measures says (measureFor): counts in place of time, time alone, or both, the row the figure micro.gate names
+ * with the other beside it. Counts are judged at one look, at the Bonferroni share over the run's figures (theirs,
+ * the timed-only ones and the load tests'); a heading states the lower of the levels its rows were read at, and the
+ * larger of the two stages' families.
  */
 export function joinCounted(
   timed: Judged,
   counted: { benchmarks: ReportBenchmark[]; figures: number; level: number },
-  micro: Pick<MicroConfig, 'measure' | 'gate'>,
+  micro: Pick<MicroConfig, 'measure' | 'measures' | 'gate'>,
   withHttp: boolean,
 ): Judged {
-  const byCounts = { figures: counted.figures, intervalLevel: withHttp ? Math.min(timed.intervalLevel, counted.level) : counted.level };
-  if (micro.measure !== 'both') return { benchmarks: sortBenchmarks([...counted.benchmarks, ...timed.benchmarks]), ...byCounts };
-  const benchmarks = sortBenchmarks(withBeside(timed.benchmarks, counted.benchmarks, micro.gate));
-  return micro.gate === 'counts' ? { benchmarks, ...byCounts } : { benchmarks, figures: timed.figures, intervalLevel: timed.intervalLevel };
+  const measure = (b: ReportBenchmark) => (b.kind === 'micro' && b.file !== null ? measureFor(b.id, micro) : undefined);
+  // Each stage measured only its tasks (splitByMeasure); a row of the other's (none but a task no inventory saw) is left out.
+  const timedRows = timed.benchmarks.filter((b) => measure(b) !== 'counts');
+  const countedRows = counted.benchmarks.filter((b) => measure(b) !== 'time');
+  const benchmarks = sortBenchmarks(withBeside(timedRows, countedRows, micro.gate));
+  // Which figure each row's verdict is: counts (a row with counts) or time (the rest, load tests' included).
+  const byCounts = benchmarks.some((b) => b.counts);
+  const byTime = withHttp || benchmarks.some((b) => !b.counts && b.kind === 'micro' && b.file !== null);
+  if (!byCounts) return { benchmarks, figures: timed.figures, intervalLevel: timed.intervalLevel };
+  if (!byTime) return { benchmarks, figures: counted.figures, intervalLevel: counted.level };
+  return {
+    benchmarks,
+    figures: Math.max(timed.figures, counted.figures),
+    intervalLevel: Math.min(timed.intervalLevel, counted.level),
+  };
 }
 
 /**

@@ -24,12 +24,13 @@ export interface CountsStage {
  * micro.measure: counts, in place of the timed micro rounds: each revision's tasks counted in instructions per call
  * under `seeds` seeds (measure/counts/), and each benchmark judged on the seeds' spread (stats/counts.ts) at its
  * budget. `otherFigures` are the run's other budgeted figures (its load tests'): each interval is read at the
- * Bonferroni share of the run's error over all of them, as one look spends it. `startedAt`: when its time limit began
- * (measure: both counts after the timed rounds, with a time limit of its own).
+ * Bonferroni share of the run's error over all of them, as one look spends it (with the micro-benchmarks timed only,
+ * micro.measures). `startedAt`: when its time limit began (counts after timed rounds have a time limit of their own).
+ * `share.skip`: the tasks of its files that are timed only.
  */
 export async function countsStage(
   run: RunContext,
-  files: { base: string[]; head: string[] },
+  share: { files: { base: string[]; head: string[] }; skip?: readonly string[] },
   otherFigures: number,
   startedAt = run.started,
 ): Promise<CountsStage> {
@@ -42,8 +43,9 @@ export async function countsStage(
   const measured = await measureCounts({
     base: run.tree.base,
     head: run.tree.head,
-    baseFiles: files.base,
-    headFiles: files.head,
+    baseFiles: share.files.base,
+    headFiles: share.files.head,
+    skip: share.skip ?? [],
     runnerPath: options.runnerPath,
     valgrind: valgrind.path,
     seeds,

@@ -10,7 +10,7 @@ import { type RunContext, settled, timeHint } from './plan.js';
 /** The HTTP load tests, after the micro-benchmarks: each look uses the whole run's figures (micro measured, HTTP planned). */
 export async function measureHttpStage(run: RunContext, micro: Measurement | undefined): Promise<HttpMeasurement> {
   const { config, plan, options } = run;
-  const figures = plan.familyFigures ?? plan.httpFigures + comparableMicro(micro);
+  const figures = plan.familyFigures ?? plan.otherFigures + comparableMicro(micro);
   const judged = (samples: BenchmarkSamples) => analyze([samples], { ...plan.analyzeOptions, figures })[0]!;
   const pinning = config.httpPin ? pinLoadGenerator(options.log, config.httpMode === 'duet') : undefined;
   // A duet needs both servers on one core of their own: without pinning, they would not share one speed.

@@ -1,5 +1,7 @@
 import { checkout, workingTree } from '../checkout/revisions.js';
+import { measureFor } from '../config/budgets.js';
 import { loadConfig } from '../config/load.js';
+import { ID_SEPARATOR } from '../measure/micro/protocol.js';
 import { loadInventory, withInstallHints } from '../measure/micro/inventory.js';
 import { benchPackages } from '../measure/micro/conventions.js';
 import { benchFilesOf, isHelperLoad } from './files.js';
@@ -46,7 +48,15 @@ export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probeP
       { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs },
     );
     const inventory = withInstallHints(loaded, config.install);
+    // What each task is measured in, where it is not time: what micro.measure and micro.measures make of its id.
+    const measures = Object.fromEntries(
+      inventory
+        .flatMap(({ files }) => files.flatMap((f) => f.tasks.map((task) => `${f.file}${ID_SEPARATOR}${task}`)))
+        .map((id) => [id, measureFor(id, config.micro)] as const)
+        .filter(([, measure]) => measure !== 'time'),
+    );
     return {
+      ...(Object.keys(measures).length ? { measures } : {}),
       revisions: inventory.map(({ revision, files }) => {
         // Files found by convention that declare no task are left out, as compare leaves them out: named, not errors.
         const leftOut = byRoot.get(revision.root)!.byConvention ? files.filter(isHelperLoad).map((f) => f.file) : [];

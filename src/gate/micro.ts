@@ -6,10 +6,14 @@ import { roundsToConfirm } from '../stats/power.js';
 import { MEASURE_DEFAULTS } from './options.js';
 import { type RunContext, settled, timeHint } from './plan.js';
 
-/** The micro-benchmark rounds; every look judges with the HTTP figures counted in, as they are planned. */
-export async function measureMicroStage(run: RunContext, files: { base: string[]; head: string[] }): Promise<Measurement> {
+/** The micro-benchmark rounds; every look judges with the HTTP figures counted in, as they are planned. `skip`: tasks left to counts. */
+export async function measureMicroStage(
+  run: RunContext,
+  files: { base: string[]; head: string[] },
+  skip: readonly string[] = [],
+): Promise<Measurement> {
   const { config, plan, options } = run;
-  const family = plan.familyFigures === undefined ? { otherFigures: plan.httpFigures } : { figures: plan.familyFigures };
+  const family = plan.familyFigures === undefined ? { otherFigures: plan.otherFigures } : { figures: plan.familyFigures };
   const verdicts = (partial: BenchmarkSamples[]) => analyze(partial, { ...plan.analyzeOptions, ...family });
   const ids = (partial: BenchmarkSamples[], keep: (c: Comparison) => boolean) =>
     new Set(
@@ -20,12 +24,13 @@ export async function measureMicroStage(run: RunContext, files: { base: string[]
   const micro = await measureMicro({
     ...microProcesses(run, files),
     isolation: config.micro.isolation,
+    skip,
     maxProcesses: config.micro.maxProcesses,
     rounds: plan.rounds,
-    minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.httpFigures),
+    minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.otherFigures),
     // A round of several processes when a budget needs it: resolving it means catching a loss of twice the budget with 95% power.
     resolves: (id, spread, rounds, benchmarks) =>
-      plan.rule.resolvable(spread, rounds, plan.familyFigures ?? benchmarks + plan.httpFigures) <= plan.analyzeOptions.budgetFor(id),
+      plan.rule.resolvable(spread, rounds, plan.familyFigures ?? benchmarks + plan.otherFigures) <= plan.analyzeOptions.budgetFor(id),
     adaptive: {
       maxRounds: config.maxRounds,
       lookEvery: DEFAULTS.lookEvery,

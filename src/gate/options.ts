@@ -26,7 +26,7 @@ export interface GateOptions {
     timeLimitMs?: number | undefined;
     installTimeoutMs?: number | undefined;
     isolation?: Isolation | undefined;
-    /** --measure: time or counts, in place of micro.measure. */
+    /** --measure: time, counts or both, for every micro-benchmark: in place of micro.measure and micro.measures. */
     measure?: MeasureKind | undefined;
     /** --files: bench file globs in place of micro.files. */
     files?: readonly string[] | undefined;
@@ -104,6 +104,7 @@ export function withOverrides(config: Config, overrides: GateOptions['overrides'
       ...config.micro,
       isolation: overrides.isolation ?? config.micro.isolation,
       measure: overrides.measure ?? config.micro.measure,
+      measures: overrides.measure ? [] : config.micro.measures,
       files: overrides.only ? overrides.only.files.map(exactFile) : overrides.files?.length ? [...overrides.files] : config.micro.files,
     }),
     httpMode: overrides.httpMode ?? config.httpMode,

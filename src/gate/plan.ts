@@ -3,6 +3,7 @@ import { budgetFor } from '../config/budgets.js';
 import { type Config, DEFAULTS } from '../config/types.js';
 import { estimatedRoundMs, plannedFigures } from '../measure/http/schedule.js';
 import type { RevisionInventory } from '../measure/micro/inventory.js';
+import { ID_SEPARATOR } from '../measure/micro/protocol.js';
 import type { AnalyzeOptions, Comparison } from '../stats/analyze.js';
 import { type DecisionRule, EARLY_ROUNDS, decisionRule } from '../stats/decision.js';
 import { formatDuration } from '../util/format.js';
@@ -28,15 +29,19 @@ interface RunPlan {
   rule: DecisionRule;
   /** Rounds before the first look. */
   rounds: number;
-  /** Budgeted figures of the HTTP load tests (requests/s, requests per CPU-second, each latency budget): planned, so they share the run from the start. */
-  httpFigures: number;
+  /**
+   * Budgeted figures outside the timed micro rounds: the HTTP load tests' (requests/s, requests per CPU-second, each
+   * latency budget) and the micro-benchmarks counted only (micro.measures): planned, so they share the run from the start.
+   */
+  otherFigures: number;
   analyzeOptions: AnalyzeOptions;
   /** The micro-benchmarks' share of the time limit: the HTTP rounds (and one load test's confirmation) are set aside first. */
   microLimitMs: number;
   /** A shard: the whole suite's budgeted figures, which every look and the final verdicts use instead of the shard's own. */
   familyFigures: number | undefined;
 }
-export function planRun(config: Config, familyFigures: number | undefined, early: boolean): RunPlan {
+/** `countedOnly`: micro-benchmarks measured in counts alone, budgeted figures the timed looks share the run's error with. */
+export function planRun(config: Config, familyFigures: number | undefined, early: boolean, countedOnly = 0): RunPlan {
   const rounds = config.rounds ?? 10;
   const rule = decisionRule({ confidence: config.confidence, rounds, maxRounds: config.maxRounds, lookEvery: DEFAULTS.lookEvery, early });
   const httpById = new Map(config.http.map((b) => [b.id, b]));
@@ -47,7 +52,7 @@ export function planRun(config: Config, familyFigures: number | undefined, early
   return {
     rule,
     rounds,
-    httpFigures: plannedFigures(config.http),
+    otherFigures: plannedFigures(config.http) + countedOnly,
     analyzeOptions: {
       rule,
       budgetFor: (id: string) => httpById.get(id)?.budget ?? budgetFor(id, config),
@@ -79,18 +84,22 @@ export function planFirstLook(
   plan: RunPlan,
   inventory: RevisionInventory[],
   files: { base: string[]; head: string[] } | undefined,
+  skip: readonly string[] = [],
 ): FirstLookPlan {
   const mine = new Set([...(files?.base ?? []), ...(files?.head ?? [])]);
   const tasks = new Set(
-    inventory.flatMap((side) => side.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}\0${t}`))),
-  ).size;
-  const figures = plan.familyFigures ?? tasks + plan.httpFigures;
+    inventory.flatMap((side) =>
+      side.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}${ID_SEPARATOR}${t}`)),
+    ),
+  );
+  for (const id of skip) tasks.delete(id);
+  const figures = plan.familyFigures ?? tasks.size + plan.otherFigures;
   const processes = config.micro.isolation === 'process' ? 2 : 1;
   return {
     rounds: Math.max(plan.rounds, plan.rule.minimumRounds(figures)),
-    tasks,
+    tasks: tasks.size,
     files: mine.size,
-    microRoundMs: tasks ? tasks * SHORTEST_TASK_MS + processes * PROCESS_START_MS : 0,
+    microRoundMs: tasks.size ? tasks.size * SHORTEST_TASK_MS + processes * PROCESS_START_MS : 0,
     httpRoundMs: config.http.reduce((sum, b) => sum + estimatedRoundMs(b), 0),
   };
 }

@@ -14,6 +14,7 @@ import { joinCounted } from './both.js';
 import { checkBenchFiles, findBenchFiles } from './files.js';
 import { measureHttpStage } from './http.js';
 import { judge } from './judge.js';
+import { splitByMeasure } from './measures.js';
 import { measureMicroStage } from './micro.js';
 import { nativeStage } from './native.js';
 import { type GateOptions, withOverrides } from './options.js';
@@ -74,10 +75,12 @@ export async function runGate(options: GateOptions): Promise<Report> {
       ...whole,
       config: Object.freeze({ ...whole.config, http: whole.config.http.filter((test) => test.measure !== 'counts') }),
     };
+    // Which micro-benchmarks are timed, which counted, which both (micro.measure, micro.measures).
+    const split = splitByMeasure(part.config.micro, inventory, part.files);
     // calibrate measures every benchmark to the time limit: nothing is decided early there.
-    const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit);
-    const firstLook = planFirstLook(part.config, plan, inventory, part.files);
-    if (!options.untilTimeLimit && part.config.micro.measure !== 'counts') warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
+    const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit, split.counted?.only ?? 0);
+    const firstLook = planFirstLook(part.config, plan, inventory, split.timed?.files, split.timed?.skip);
+    if (!options.untilTimeLimit && (split.timed || part.config.http.length)) warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
     const run: RunContext = {
       config: part.config,
       tree,
@@ -91,15 +94,14 @@ export async function runGate(options: GateOptions): Promise<Report> {
       now,
     };
     const files = part.files;
-    const { measure, gate } = run.config.micro;
-    const counting = measure !== 'time';
-    // What decides the micro verdicts: counts alone, or counts as micro.gate names them beside time (measure: both).
-    const countsGate = measure === 'counts' || (measure === 'both' && gate === 'counts');
-    const micro = files && measure !== 'counts' ? await measureMicroStage(run, files) : undefined;
+    const { timed: toTime, counted: toCount } = split;
+    const micro = toTime ? await measureMicroStage(run, toTime.files, toTime.skip) : undefined;
     const http = run.config.http.length ? await measureHttpStage(run, micro) : undefined;
-    // measure: both counts after the timed rounds, under a time limit of its own.
-    const countsFrom = measure === 'both' ? now() : run.started;
-    const counted = files && counting ? await countsStage(run, files, http ? plannedFigures(run.config.http) : 0, countsFrom) : undefined;
+    // Counted after the timed rounds (measure: both, or some tasks timed), under a time limit of its own.
+    const countsFrom = micro ? now() : run.started;
+    const counted = toCount
+      ? await countsStage(run, toCount, (http ? plannedFigures(run.config.http) : 0) + (toTime?.only ?? 0), countsFrom)
+      : undefined;
     const timed = judge(run, micro, http);
     const judged = counted ? joinCounted(timed, counted, run.config.micro, http !== undefined) : timed;
     const measureEnded = now();
@@ -107,8 +109,10 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : undefined;
     const checked = native?.benchmarks ?? explained.benchmarks;
     // The solo check times what was timed: counted rows keep their counts' verdicts.
-    if (options.soloCheck && countsGate) options.log('solo check: skipped, the micro-benchmarks were counted, not timed');
-    const solo = options.soloCheck && files && !countsGate ? await soloStage(run, files, checked, options.soloCheck.processes) : undefined;
+    const timeGated = checked.some((b) => b.kind === 'micro' && !b.counts);
+    if (options.soloCheck && files && !timeGated) options.log('solo check: skipped, the micro-benchmarks were counted, not timed');
+    const solo =
+      options.soloCheck && toTime && timeGated ? await soloStage(run, toTime.files, checked, options.soloCheck.processes) : undefined;
     const servers = countedHttp.length
       ? await httpCountsStage(run, countedHttp, judged.benchmarks.filter((b) => b.change).length, now())
       : undefined;

@@ -22,7 +22,7 @@ export async function soloStage(
 ): Promise<{ benchmarks: ReportBenchmark[]; info: SoloCheckInfo }> {
   const { options } = run;
   const started = run.now();
-  const compared = new Set(judged.filter((b) => b.kind === 'micro' && b.file && b.change).map((b) => b.file!));
+  const compared = new Set(judged.filter((b) => b.kind === 'micro' && b.file && b.change && !b.counts).map((b) => b.file!));
   const info = { processes, durationMs: 0 };
   if (!compared.size) return { benchmarks: judged, info };
   options.log(`solo check: ${compared.size} bench file(s), each revision alone in ${processes} fresh processes (AB BA pairs)`);

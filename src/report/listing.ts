@@ -6,6 +6,8 @@ import { terminalText } from './escape.js';
 export interface Listing {
   /** leftOut: files found by convention that declare no task benchgate can time (helpers), left out as compare does. */
   revisions: { label: string; ref: string; sha: string; root: string; files: FileLoad[]; leftOut?: string[] }[];
+  /** The tasks measured other than in time (micro.measure, micro.measures), by id: counts or both. */
+  measures?: Record<string, string>;
 }
 
 /**
@@ -35,7 +37,11 @@ export function renderListing(listing: Listing): string {
             : copies.join(', ');
       lines.push(`  ${terminalText(file.file)}  [${terminalText(how)}]`);
       if (file.error) for (const line of file.error.split('\n')) lines.push(`      ${terminalText(line)}`);
-      for (const task of file.tasks) lines.push(`    ${terminalText(`${file.file}${ID_SEPARATOR}${task}`)}`);
+      for (const task of file.tasks) {
+        const id = `${file.file}${ID_SEPARATOR}${task}`;
+        const measure = listing.measures?.[id];
+        lines.push(`    ${terminalText(id)}${measure ? `  [${measure}]` : ''}`);
+      }
       for (const note of file.notes ?? []) lines.push(`    note: ${terminalText(note)}`);
     }
     if (revision.leftOut?.length) {

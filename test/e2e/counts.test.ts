@@ -86,6 +86,32 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
     expect(Math.abs(bench!.change.estimate)).toBeLessThan(1e-4);
   });
 
+  it('measures each micro-benchmark as its pattern in micro.measures says: one task counted, the other timed, in one run', async () => {
+    repo = fixtureRepo('serialization', {
+      config: "budget: 5%\nmicro:\n  seeds: 2\n  measures:\n    '* > serialize todo list': counts\n",
+    });
+    const run = await runCli(['compare', '--base', 'main', '--profile', 'never', '--json', 'out/report.json'], repo);
+    expect(run.code, run.stderr).toBe(1);
+    const report = readJson(path.join(repo, 'out/report.json'));
+    const rows = new Map((report.benchmarks as CountedRow[]).map((b) => [b.id.split(' > ')[1], b]));
+    expect([...rows.keys()].sort()).toEqual(['serialize a fresh list', 'serialize todo list']);
+    // Counted: instructions per call under each seed, no operations per second (the timed rounds skipped it).
+    const counted = rows.get('serialize todo list')!;
+    expect(counted.counts.seeds).toEqual([1, 2]);
+    expect(counted.counts.head.instructions).toBeGreaterThan(counted.counts.base.instructions);
+    expect(counted.base).toBeNull();
+    // Timed: operations per second from paired rounds, nothing counted (the counting processes skipped it).
+    const timed = rows.get('serialize a fresh list')! as CountedRow & { counts?: unknown; base: { opsPerSec: number } | null };
+    expect(timed.counts).toBeUndefined();
+    expect(timed.base!.opsPerSec).toBeGreaterThan(0);
+    expect(timed.rounds.length).toBeGreaterThanOrEqual(3);
+    // structuredClone with a replacer in place of JSON.stringify: a loss far beyond 5% in both figures.
+    expect([counted.verdict, timed.verdict]).toEqual(['regression', 'regression']);
+    expect(report.run.counts).toMatchObject({ seeds: [1, 2], processes: 4 });
+    expect(run.stdout).toContain('instructions per call');
+    expect(run.stdout).toContain('operations per second');
+  });
+
   it('fails loudly, never passes, when the time limit leaves no seed counted', async () => {
     repo = fixtureRepo('ids', { config: `${COUNTS}time-limit: 1ms\n` });
     const run = await runCli(['compare', '--base', 'main', '--profile', 'never', '--json', 'out/report.json'], repo);

@@ -62,13 +62,51 @@ describe('measure: both', () => {
   it("states the gated figure's level in the heading, and counts' alone where they replace time", () => {
     const time = { benchmarks: [timed('bench/a.bench.js > a', 0, -0.01, 0.01, 'unchanged')], figures: 1, intervalLevel: 0.95 };
     const counts = { benchmarks: [counted('bench/a.bench.js > a', 0, 0, 0, 'unchanged')], figures: 1, level: 0.9 };
-    const byTime = joinCounted(time, counts, { measure: 'both', gate: 'time' }, false);
+    const byTime = joinCounted(time, counts, { measure: 'both', measures: [], gate: 'time' }, false);
     expect([byTime.intervalLevel, byTime.benchmarks[0]!.beside?.measure]).toEqual([0.95, 'counts']);
-    const byCounts = joinCounted(time, counts, { measure: 'both', gate: 'counts' }, false);
+    const byCounts = joinCounted(time, counts, { measure: 'both', measures: [], gate: 'counts' }, false);
     expect([byCounts.intervalLevel, byCounts.benchmarks[0]!.beside?.measure]).toEqual([0.9, 'time']);
     // Counts alone (no timed micro rows): the counted rows, at counts' level; with load tests, the lower of the two.
-    const alone = joinCounted({ ...time, benchmarks: [] }, counts, { measure: 'counts', gate: 'time' }, true);
+    const alone = joinCounted({ ...time, benchmarks: [] }, counts, { measure: 'counts', measures: [], gate: 'time' }, true);
     expect([alone.intervalLevel, alone.benchmarks.map((b) => b.beside)]).toEqual([0.9, [undefined]]);
+  });
+
+  it('joins rows measured as micro.measures says: counted, timed or both, each row its own figure, the heading the lower level', () => {
+    const measures = [
+      { pattern: 'bench/ids.bench.js > *', measure: 'counts' as const },
+      { pattern: 'bench/a.bench.js > both', measure: 'both' as const },
+    ];
+    const time = {
+      benchmarks: [
+        timed('bench/a.bench.js > a', 0, -0.01, 0.01, 'unchanged'),
+        timed('bench/a.bench.js > both', -0.1, -0.12, -0.08, 'regression'),
+        // A row of a counted task the timed stage should not have measured: left out, the counted row stands.
+        timed('bench/ids.bench.js > uuid', 0.5, 0.4, 0.6, 'improvement'),
+      ],
+      figures: 4,
+      intervalLevel: 0.95,
+    };
+    const counts = {
+      benchmarks: [
+        counted('bench/ids.bench.js > uuid', -0.5, -0.51, -0.49, 'regression'),
+        counted('bench/a.bench.js > both', -0.09, -0.1, -0.08, 'regression'),
+        counted('bench/a.bench.js > a', 0.3, 0.2, 0.4, 'improvement'),
+      ],
+      figures: 3,
+      level: 0.9,
+    };
+    const joined = joinCounted(time, counts, { measure: 'time', measures, gate: 'time' }, false);
+    const rows = new Map(joined.benchmarks.map((b) => [b.id, b]));
+    expect([...rows.keys()].sort()).toEqual(['bench/a.bench.js > a', 'bench/a.bench.js > both', 'bench/ids.bench.js > uuid']);
+    // Timed only: its row is time's, nothing beside it (the counted row of a timed task is not the verdict's).
+    const [a, uuid] = [rows.get('bench/a.bench.js > a')!, rows.get('bench/ids.bench.js > uuid')!];
+    expect([a.verdict, a.counts, a.beside]).toEqual(['unchanged', undefined, undefined]);
+    // Counted only: the counts' row.
+    expect([uuid.verdict, uuid.beside, uuid.counts?.base?.instructions]).toEqual(['regression', undefined, 1000]);
+    // Both: micro.gate's figure (time), counts beside it.
+    expect(rows.get('bench/a.bench.js > both')!.beside).toMatchObject({ measure: 'counts', verdict: 'regression' });
+    // Rows gated on each figure: the heading states the lower level and the larger family.
+    expect([joined.intervalLevel, joined.figures]).toEqual([0.9, 4]);
   });
 
   it('says where time and counts part, and never lets the other figure decide', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetFor } from '../../src/config/budgets.js';
+import { budgetFor, measureFor } from '../../src/config/budgets.js';
 import { parseConfig } from '../../src/config/load.js';
 import { DEFAULTS } from '../../src/config/types.js';
 
@@ -52,6 +52,7 @@ time-limit: 2m
       taskTimeoutMs: 5000,
       maxProcesses: 2,
       measure: 'counts',
+      measures: [],
       gate: 'time',
       seeds: 5,
       count: 'cycles',
@@ -64,7 +65,7 @@ time-limit: 2m
     expect(load('micro:\n  measure: both\n').micro).toMatchObject({ measure: 'both', gate: 'time' });
     expect(load('micro:\n  measure: both\n  gate: counts\n').micro).toMatchObject({ measure: 'both', gate: 'counts' });
     expect(() => load('micro:\n  gate: counts\n')).toThrow(
-      /: micro\.gate is 'counts', but micro\.measure is time \(the default\): the gate chooses between figures only where micro\.measure is both/,
+      /: micro\.gate is 'counts', but micro\.measure is time \(the default\): the gate chooses between figures only where micro\.measure \(or a pattern of micro\.measures\) is both/,
     );
     expect(() => load('micro:\n  measure: both\n  gate: cycles\n')).toThrow(/gate/);
     const http = (measure: string) =>
@@ -224,6 +225,37 @@ describe('budget per benchmark', () => {
   it('prefers the most specific matching pattern', () => expect(budgetFor('bench/ids.bench.js > counter', config)).toBe(0.1));
   it('lets * cross slashes in paths and names', () => expect(budgetFor('bench/deep/x.bench.js > a/b', config)).toBe(0.2));
   it('falls back to the default budget', () => expect(budgetFor('other/x.bench.js > y', config)).toBe(0.05));
+});
+
+describe('measure per micro-benchmark (micro.measures)', () => {
+  const config = load(
+    "micro:\n  measure: time\n  measures:\n    'bench/*': both\n    'bench/ids.bench.js > *': counts\n    'bench/ids.bench.js > uuid v4': time\n  gate: counts\n",
+  );
+
+  it('reads each pattern as budgets are read: an exact id, then the most specific pattern, then micro.measure', () => {
+    expect(config.micro.measures).toEqual([
+      { pattern: 'bench/*', measure: 'both' },
+      { pattern: 'bench/ids.bench.js > *', measure: 'counts' },
+      { pattern: 'bench/ids.bench.js > uuid v4', measure: 'time' },
+    ]);
+    expect(
+      ['bench/ids.bench.js > uuid v4', 'bench/ids.bench.js > counter', 'bench/deep/x.bench.js > a', 'perf/x.js > y'].map((id) =>
+        measureFor(id, config.micro),
+      ),
+    ).toEqual(['time', 'counts', 'both', 'time']);
+    // micro.gate chooses between figures where a pattern measures both, as where micro.measure does.
+    expect(config.micro.gate).toBe('counts');
+  });
+
+  it('names a pattern for a load test, a bad measure, and a gate no pattern can use', () => {
+    expect(errorOf("micro:\n  measures:\n    'http > list': counts\n")).toBe(
+      "/repo/benchgate.yml: micro.measures: 'http > list' names a load test, and micro.measures applies to micro-benchmarks only: set measure: counts in that load test's http[] entry.",
+    );
+    expect(errorOf("micro:\n  measures:\n    'bench/*': cycles\n")).toMatch(/micro\.measures.*bench\/\*.*cycles/s);
+    expect(errorOf("micro:\n  measures:\n    'bench/*': counts\n  gate: counts\n")).toMatch(
+      /micro\.gate is 'counts', but micro\.measure is time \(the default\).*a pattern of micro\.measures\) is both/,
+    );
+  });
 });
 
 describe('one form of a budget', () => {

@@ -325,4 +325,25 @@ describe('benchgate list', () => {
     expect(text.split('\n').filter((line) => line.startsWith('FAKE'))).toEqual([]);
     expect(text).toContain('[tinybench 6.2.3');
   });
+
+  it('marks each task measured other than in time (micro.measures), and no other', async () => {
+    const { renderListing } = await import('../../src/report/listing.js');
+    const text = renderListing({
+      revisions: [
+        {
+          label: 'head',
+          ref: 'feature',
+          sha: 'a'.repeat(40),
+          root: '/r',
+          files: [{ revision: 'head', file: 'bench/ids.bench.js', tasks: ['uuid', 'counter', 'ulid'], harness: 'tinybench' }],
+        },
+      ],
+      measures: { 'bench/ids.bench.js > uuid': 'counts', 'bench/ids.bench.js > ulid': 'both' },
+    });
+    expect(text.split('\n').filter((line) => line.startsWith('    '))).toEqual([
+      '    bench/ids.bench.js > uuid  [counts]',
+      '    bench/ids.bench.js > counter',
+      '    bench/ids.bench.js > ulid  [both]',
+    ]);
+  });
 });

@@ -61,6 +61,16 @@ describe("the gate's policy", () => {
     expect(withPolicyOf(timed, config('micro:\n  measure: counts\n  seeds: 5\n')).micro).toMatchObject({ measure: 'counts', seeds: 5 });
   });
 
+  it("keeps base's micro.measures: a pull request cannot move a benchmark from counts to time by a pattern", () => {
+    const timed = config('micro:\n  measure: time\n');
+    const patterned = config("micro:\n  measures:\n    'bench/ids.bench.js > *': counts\n");
+    expect(policyChanges(timed, patterned).map((c) => `${c.setting} ${c.base} → ${c.head}`)).toEqual([
+      'micro.measures["bench/ids.bench.js > *"] none → counts',
+    ]);
+    expect(withPolicyOf(patterned, timed).micro.measures).toEqual([]);
+    expect(withPolicyOf(timed, patterned).micro.measures).toEqual([{ pattern: 'bench/ids.bench.js > *', measure: 'counts' }]);
+  });
+
   it("keeps base's measure of each load test: head cannot switch one to counts or back, and a new one is timed", () => {
     const test = (name: string, measure?: string) =>
       `  - name: ${name}\n    start: node server.js\n    requests: [{ path: / }]\n${measure ? `    measure: ${measure}\n` : ''}`;

@@ -20,6 +20,8 @@ export interface CountPlan {
   runnerPath: string;
   valgrind: string;
   seeds: readonly number[];
+  /** Tasks not counted (timed only, micro.measures). */
+  skip?: readonly string[];
   /** What is counted: instructions (default) or estimated cycles. */
   figure?: CountedFigure | undefined;
   /** Processes at once (default: the machine's cores). */
@@ -110,7 +112,7 @@ export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> 
             kind: 'count',
             sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }],
             dumpPrefix,
-            skip: [],
+            skip: [...(plan.skip ?? [])],
             ...(plan.figure ? { figure: plan.figure } : {}),
           },
           {

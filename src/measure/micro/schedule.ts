@@ -37,6 +37,8 @@ export interface MicroPlan {
   baseFiles: string[];
   headFiles: string[];
   isolation: Isolation;
+  /** Tasks never run nor reported (measured elsewhere: micro.measures counts them). */
+  skip?: readonly string[];
   settings: MeasureSettings;
   stallTimeoutMs: number;
   /** Rounds asked for; raised to minimumRounds once the first round shows how many benchmarks compare. */
@@ -207,7 +209,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const strategy = plan.isolation === 'process' ? processStrategy(plan, spawn) : alternateStrategy(plan, spawn);
   const samples = new Map<string, BenchmarkSamples>();
   const batches: Record<string, number> = {};
-  const skip = new Set<string>();
+  const skip = new Set<string>(plan.skip);
   const errors = new Map<string, string>();
   let plannedRounds = plan.rounds;
   let rounds = 0;

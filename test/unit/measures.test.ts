@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import type { Revision } from '../../src/checkout/revisions.js';
+import type { MeasureRule } from '../../src/config/types.js';
+import { splitByMeasure } from '../../src/gate/measures.js';
+import type { RevisionInventory } from '../../src/measure/micro/inventory.js';
+
+const side = (label: 'base' | 'head', files: Record<string, string[] | undefined>): RevisionInventory => ({
+  revision: { label } as Revision,
+  files: Object.entries(files).map(([file, tasks]) =>
+    tasks ? { revision: label, file, tasks } : { revision: label, file, tasks: [], error: 'SyntaxError: Unexpected token' },
+  ),
+});
+
+describe('which micro-benchmarks are timed and which counted (micro.measure, micro.measures)', () => {
+  const files = {
+    base: ['bench/a.bench.js', 'bench/ids.bench.js'],
+    head: ['bench/a.bench.js', 'bench/ids.bench.js', 'bench/new.bench.js'],
+  };
+  const inventory = [
+    side('base', { 'bench/a.bench.js': ['parse', 'format'], 'bench/ids.bench.js': ['uuid', 'counter'] }),
+    side('head', {
+      'bench/a.bench.js': ['parse', 'format', 'render'],
+      'bench/ids.bench.js': ['uuid', 'counter'],
+      'bench/new.bench.js': ['x'],
+    }),
+  ];
+  const split = (measure: 'time' | 'counts' | 'both', measures: MeasureRule[]) => splitByMeasure({ measure, measures }, inventory, files);
+
+  it('gives each stage every file where one measure applies to all (micro.measure alone)', () => {
+    expect(split('time', [])).toEqual({ timed: { files, skip: [], only: 6 }, counted: undefined });
+    expect(split('counts', [])).toEqual({ timed: undefined, counted: { files, skip: [], only: 6 } });
+    // both: every task in each stage, none measured by one alone.
+    expect(split('both', [])).toEqual({ timed: { files, skip: [], only: 0 }, counted: { files, skip: [], only: 0 } });
+  });
+
+  it("sends each task where its pattern says: the other stage skips it, and a file with none of a stage's tasks is not loaded there", () => {
+    const { timed, counted } = split('time', [
+      { pattern: 'bench/ids.bench.js > *', measure: 'counts' },
+      { pattern: 'bench/a.bench.js > render', measure: 'both' },
+    ]);
+    expect(timed).toEqual({
+      files: { base: ['bench/a.bench.js'], head: ['bench/a.bench.js', 'bench/new.bench.js'] },
+      skip: ['bench/ids.bench.js > uuid', 'bench/ids.bench.js > counter'],
+      // parse, format, x: timed only (render is both): figures the counts' family shares its error with.
+      only: 3,
+    });
+    expect(counted).toEqual({
+      files: { base: ['bench/a.bench.js', 'bench/ids.bench.js'], head: ['bench/a.bench.js', 'bench/ids.bench.js'] },
+      skip: ['bench/a.bench.js > parse', 'bench/a.bench.js > format', 'bench/new.bench.js > x'],
+      only: 2,
+    });
+  });
+
+  it('leaves a file that failed to load (no task known) to the stage micro.measure names, where its error becomes the row', () => {
+    const broken = [side('base', { 'bench/a.bench.js': undefined }), side('head', { 'bench/a.bench.js': ['parse'] })];
+    const one = { base: ['bench/a.bench.js'], head: ['bench/a.bench.js'] };
+    const { timed, counted } = splitByMeasure({ measure: 'time', measures: [{ pattern: '*', measure: 'counts' }] }, broken, one);
+    // Its one known task is counted; the file still loads in the counted stage, where the base's error shows.
+    expect(counted).toEqual({ files: one, skip: [], only: 1 });
+    expect(timed).toBeUndefined();
+    expect(splitByMeasure({ measure: 'time', measures: [] }, broken, undefined)).toEqual({ timed: undefined, counted: undefined });
+  });
+});
