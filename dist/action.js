@@ -99009,7 +99009,8 @@ function processesPerRound(allocation, plan) {
   while (needed < plan.maxProcesses && !ids.every((id) => plan.enough(id, spreadAt(id, needed)))) needed++;
   const perProcess = plan.roundsToGo * allocation.roundMs + plan.confirmRounds * plan.confirmMs;
   const fits = perProcess > 0 ? Math.floor(plan.remainingMs / perProcess) : plan.maxProcesses;
-  return Math.max(1, Math.min(needed, fits));
+  const wanted = plan.current !== void 0 && needed === plan.current - 1 ? plan.current : needed;
+  return Math.max(1, Math.min(wanted, fits));
 }
 
 // src/measure/micro/schedule.ts
@@ -99158,7 +99159,8 @@ async function measureMicro(plan) {
       remainingMs: plan.timeLimitMs - (now() - started),
       roundsToGo: Math.max(0, maxRounds() - rounds),
       confirmMs: confirmProcessMs(allocation.roundMs),
-      confirmRounds: confirmationRounds(nextLook())
+      confirmRounds: confirmationRounds(nextLook()),
+      ...perRound > 1 ? { current: perRound } : {}
     });
     if (next !== perRound)
       plan.log(

@@ -88705,11 +88705,10 @@ function withInstallHints(inventory, install) {
     files: files.map((file) => {
       const name2 = file.error ? MISSING_PACKAGE.exec(file.error)?.[1] : void 0;
       if (!name2 || revision.worktree !== void 0) return file;
+      const [own] = benchPackages(revision.root, [file.file]);
       const command = installCommand(revision, install);
-      return {
-        ...file,
-        error: `it imports '${name2}', which is not installed in ${revision.root}: run \`${command}\` there first, then list again`
-      };
+      const where2 = own ? `${path13.join(revision.root, own)} (the bench file's own package): run \`${command}\` in ${revision.root} and \`${detectInstall(path13.join(revision.root, own)) ?? "npm install"}\` in ${own}` : `${revision.root}: run \`${command}\` there`;
+      return { ...file, error: `it imports '${name2}', which is not installed in ${where2} first, then list again` };
     })
   }));
 }
@@ -89732,7 +89731,8 @@ function processesPerRound(allocation, plan) {
   while (needed < plan.maxProcesses && !ids.every((id) => plan.enough(id, spreadAt(id, needed)))) needed++;
   const perProcess = plan.roundsToGo * allocation.roundMs + plan.confirmRounds * plan.confirmMs;
   const fits = perProcess > 0 ? Math.floor(plan.remainingMs / perProcess) : plan.maxProcesses;
-  return Math.max(1, Math.min(needed, fits));
+  const wanted = plan.current !== void 0 && needed === plan.current - 1 ? plan.current : needed;
+  return Math.max(1, Math.min(wanted, fits));
 }
 
 // src/measure/micro/schedule.ts
@@ -89881,7 +89881,8 @@ async function measureMicro(plan) {
       remainingMs: plan.timeLimitMs - (now() - started),
       roundsToGo: Math.max(0, maxRounds() - rounds),
       confirmMs: confirmProcessMs(allocation.roundMs),
-      confirmRounds: confirmationRounds(nextLook())
+      confirmRounds: confirmationRounds(nextLook()),
+      ...perRound > 1 ? { current: perRound } : {}
     });
     if (next !== perRound)
       plan.log(
@@ -91045,6 +91046,9 @@ function wrapText(text2, width, restWidth = width) {
   lines.push(rest);
   return lines;
 }
+function longestWord(text2) {
+  return Math.max(0, ...text2.split(" ").flatMap((word) => word.split(/(?<=[./\-_:,>|@#])/).map((part) => part.length)));
+}
 function lastSeparator(text2) {
   for (let i2 = text2.length - 1; i2 > 0; i2--) if ("./-_:,>|@#".includes(text2[i2])) return i2;
   return -1;
@@ -91881,6 +91885,7 @@ var MARK = {
 function markOf(verdict) {
   return typeof verdict === "string" && Object.hasOwn(MARK, verdict) ? MARK[verdict] : { mark: "?", style: "reset" };
 }
+var MAX_WORD = 32;
 function renderTerminal(report2, options) {
   const paint = (style, text2) => options.color ? styleText(style, text2, { validateStream: false }) : text2;
   const width = options.width ?? 100;
@@ -91919,6 +91924,8 @@ function renderTerminal(report2, options) {
     const indent2 = grouped ? "  " : "";
     const names = groups.flatMap((g2) => g2.rows.map((row) => `${g2.file === void 0 ? "" : indent2}${terminalText(row.name)}`));
     widths[1] = Math.min(room, Math.max(header[1].length, ...names.map((name2) => name2.length)));
+    const word = Math.min(MAX_WORD, Math.max(0, ...groups.flatMap((g2) => g2.rows.map((row) => longestWord(terminalText(row.name))))));
+    widths[1] = Math.max(widths[1], word + indent2.length + 2);
     const align = (row) => row.map((cell, i2) => i2 >= 2 && i2 !== 4 ? cell.padStart(widths[i2]) : cell.padEnd(widths[i2])).join("  ").trimEnd();
     const gap = " ".repeat(widths[0] + 2);
     lines.push(paint("bold", align(header)));

@@ -175,6 +175,11 @@ export function wrapText(text: string, width: number, restWidth = width): string
   return lines;
 }
 
+/** The longest run of a text that wrapText cannot break: a word between spaces, or its part between separators. */
+export function longestWord(text: string): number {
+  return Math.max(0, ...text.split(' ').flatMap((word) => word.split(/(?<=[./\-_:,>|@#])/).map((part) => part.length)));
+}
+
 /** The last separator a long word may be broken after (not its first character), or -1. */
 function lastSeparator(text: string): number {
   for (let i = text.length - 1; i > 0; i--) if ('./-_:,>|@#'.includes(text[i]!)) return i;

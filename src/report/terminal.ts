@@ -15,6 +15,7 @@ import {
   VERDICTS_LEGEND,
   verdictWord,
   wrapText,
+  longestWord,
 } from './format.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
@@ -48,6 +49,9 @@ const MARK: Record<Verdict, { mark: string; style: Style }> = {
 function markOf(verdict: unknown): { mark: string; style: Style } {
   return typeof verdict === 'string' && Object.hasOwn(MARK, verdict) ? MARK[verdict as Verdict] : { mark: '?', style: 'reset' };
 }
+
+/** The longest word of a name the table keeps whole, widening its column past the terminal's width where it must. */
+const MAX_WORD = 32;
 
 /**
  * The verdict table and summary for a terminal, at most `width` (100) columns
@@ -97,6 +101,11 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     const indent = grouped ? '  ' : '';
     const names = groups.flatMap((g) => g.rows.map((row) => `${g.file === undefined ? '' : indent}${printable(row.name)}`));
     widths[1] = Math.min(room, Math.max(header[1]!.length, ...names.map((name) => name.length)));
+    // A name breaks between words, never inside one (counts' wide columns left 13 for "nonSimpleDomain": "nonSimpleDoma"
+    // / "in"): the column holds its longest word on a continuation line, the row wider than `width` if it must, up to
+    // MAX_WORD (a word longer than that, a hash, is cut).
+    const word = Math.min(MAX_WORD, Math.max(0, ...groups.flatMap((g) => g.rows.map((row) => longestWord(printable(row.name))))));
+    widths[1] = Math.max(widths[1], word + indent.length + 2);
     const align = (row: string[]) =>
       row
         .map((cell, i) => (i >= 2 && i !== 4 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))

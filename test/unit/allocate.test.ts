@@ -157,6 +157,19 @@ describe('processes per round', () => {
     expect(processesPerRound(allocation, { ...roomy, enough: noisier })).toBe(4);
   });
 
+  it('keeps the processes it runs where the budgets need one fewer, not where they need two fewer or time forces it', () => {
+    // Half the spread needs 4 processes; a little less than half, 3 (4 × 0.5² = 1/(0.577)²: √3 ≈ 1.73 → spread1/1.73).
+    const three = (_: string, spread: number) => spread <= (spread1 / Math.sqrt(3)) * 1.0001;
+    expect(processesPerRound(allocation, { ...roomy, enough: three })).toBe(3);
+    expect(processesPerRound(allocation, { ...roomy, enough: three, current: 4 })).toBe(4);
+    expect(processesPerRound(allocation, { ...roomy, enough: three, current: 5 })).toBe(3);
+    expect(processesPerRound(allocation, { ...roomy, enough: three, current: 2 })).toBe(3);
+    // Time still bounds it.
+    const round = allocation.roundMs;
+    const timed = { ...roomy, roundsToGo: 10, confirmMs: 0, confirmRounds: 0, enough: three, current: 4 };
+    expect(processesPerRound(allocation, { ...timed, remainingMs: 10 * round * 3 + 1 })).toBe(3);
+  });
+
   it('runs no more processes than micro.processes allows', () => {
     const half = (_: string, spread: number) => spread <= (spread1 / 2) * 1.0001;
     expect(processesPerRound(allocation, { ...roomy, maxProcesses: 3, enough: half })).toBe(3);

@@ -109,6 +109,28 @@ describe('measure: both', () => {
     expect([joined.intervalLevel, joined.figures]).toEqual([0.9, 4]);
   });
 
+  it("wraps a counted row's name between words, never inside one, beside counts' wide columns (fast-uri's nonSimpleDomain)", () => {
+    // The run's table: 8 counted rows of one file (grouped under its name) and a timed one of another.
+    const pairs = ['component with component', 'component with string', 'string with component', 'string with string'];
+    const equal = ['equal', 'not equal'].flatMap((kind) =>
+      pairs.map((pair) => counted(`benchmark/equal.mjs > fast-uri equal > ${kind} ${pair}`, -0.111, -0.111, -0.111, 'regression')),
+    );
+    const rows = [
+      ...equal.map((b) => ({
+        ...b,
+        counts: { ...b.counts!, base: { instructions: 71_912, seeds: [1, 2] }, head: { instructions: 81_234, seeds: [1, 2] } },
+      })),
+      {
+        ...timed('benchmark/non-simple-domain.mjs > nonSimpleDomain > nonSimpleDomain', -0.001, -0.016, 0.017, 'unchanged'),
+        resolvable: 0.025,
+      },
+    ];
+    const text = renderTerminal(report(rows), { color: false });
+    // Every word of each name is whole on one line.
+    for (const word of ['nonSimpleDomain', 'component', 'equal']) expect(text).toContain(word);
+    expect(text).not.toMatch(/nonSimpleDom\w*\n\s+\w/);
+  });
+
   it('says where time and counts part, and never lets the other figure decide', () => {
     // Time reads a loss the counts do not see (memory, caches): the intervals do not meet.
     const [row] = withBeside(

@@ -66,3 +66,33 @@ describe('conventional bench files', () => {
     expect(conventionalBenchFiles(project({ 'src/bench-utils.js': SUITE, 'index.js': 'export default 1\n' }))).toBeUndefined();
   });
 });
+
+describe('benchgate list before an install', () => {
+  it("names the bench file's own package where the missing package is installed (fast-uri's benchmark/), and the project's otherwise", async () => {
+    const { withInstallHints } = await import('../../src/measure/micro/inventory.js');
+    const root = project({
+      'benchmark/package.json': JSON.stringify({ name: 'benchmark', private: true, dependencies: { tinybench: '^5.0.0' } }),
+      'benchmark/equal.mjs': "import { Bench } from 'tinybench'\n",
+      'bench/a.bench.mjs': "import { Bench } from 'tinybench'\n",
+    });
+    const missing = (file: string) => ({
+      revision: 'head' as const,
+      file,
+      tasks: [],
+      error: `Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'tinybench' imported from ${path.join(root, file)}`,
+    });
+    const [listed] = withInstallHints(
+      [
+        {
+          revision: { label: 'head', root, ref: 'working tree', sha: 'a'.repeat(40), worktree: undefined } as never,
+          files: [missing('benchmark/equal.mjs'), missing('bench/a.bench.mjs')],
+        },
+      ],
+      undefined,
+    );
+    expect(listed!.files.map((f) => f.error)).toEqual([
+      `it imports 'tinybench', which is not installed in ${path.join(root, 'benchmark')} (the bench file's own package): run \`npm install\` in ${root} and \`npm install --no-audit --no-fund --no-package-lock\` in benchmark first, then list again`,
+      `it imports 'tinybench', which is not installed in ${root}: run \`npm install\` there first, then list again`,
+    ]);
+  });
+});

@@ -1,6 +1,6 @@
 // Long names in logs and comments: wrapped where a reader can follow them, never cut inside a word that has a separator.
 import { describe, expect, it } from 'vitest';
-import { fitDistinct, fitMiddle, steadyTimeLeft, wrapText } from '../../src/report/format.js';
+import { fitDistinct, fitMiddle, longestWord, steadyTimeLeft, wrapText } from '../../src/report/format.js';
 
 describe('wrapText', () => {
   it('breaks at spaces first, keeping every character', () => {
@@ -18,6 +18,14 @@ describe('wrapText', () => {
     expect(wrapText('abcdefghij', 4)).toEqual(['abcd', 'efgh', 'ij']);
     expect(wrapText('one two three four', 9, 5)).toEqual(['one two', 'three', 'four']);
     for (const line of wrapText('x'.repeat(30) + ' a.b.c.d.e.f.g.h.i.j.k', 8)) expect(line.length).toBeLessThanOrEqual(8);
+  });
+});
+
+describe('longestWord', () => {
+  it('is the longest run wrapText cannot break: between spaces and after separators', () => {
+    expect(longestWord('nonSimpleDomain > nonSimpleDomain')).toBe(15);
+    expect(longestWord('cookie.stringifySetCookie > 10 set-cookies')).toBe(18);
+    expect(longestWord('')).toBe(0);
   });
 });
 

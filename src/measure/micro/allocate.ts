@@ -181,6 +181,12 @@ export interface ProcessPlan {
   /** A confirmation round's length at one process per round, and how many rounds a confirmation may take. */
   confirmMs: number;
   confirmRounds: number;
+  /**
+   * The processes rounds run so far, once any round ran several: kept where the budgets now need one fewer (an
+   * estimate of the noise that moves by a process either way between rounds, which made a run read 4, 3, 4, 3).
+   * More where they need more, fewer where the time forces it or they need two fewer.
+   */
+  current?: number;
 }
 
 /**
@@ -206,5 +212,6 @@ export function processesPerRound(allocation: Allocation, plan: ProcessPlan): nu
   while (needed < plan.maxProcesses && !ids.every((id) => plan.enough(id, spreadAt(id, needed)))) needed++;
   const perProcess = plan.roundsToGo * allocation.roundMs + plan.confirmRounds * plan.confirmMs;
   const fits = perProcess > 0 ? Math.floor(plan.remainingMs / perProcess) : plan.maxProcesses;
-  return Math.max(1, Math.min(needed, fits));
+  const wanted = plan.current !== undefined && needed === plan.current - 1 ? plan.current : needed;
+  return Math.max(1, Math.min(wanted, fits));
 }

@@ -4,6 +4,7 @@ import type { Revision } from '../../checkout/revisions.js';
 import { UserError } from '../../util/errors.js';
 import { detectInstall } from '../../checkout/install.js';
 import type { FileLoad } from './protocol.js';
+import { benchPackages } from './conventions.js';
 import { runBenchmarkProcess } from './spawn.js';
 
 /** What one revision's bench files declare, loaded in one benchmark process without measuring. */
@@ -81,11 +82,14 @@ export function withInstallHints(inventory: RevisionInventory[], install: string
     files: files.map((file) => {
       const name = file.error ? MISSING_PACKAGE.exec(file.error)?.[1] : undefined;
       if (!name || revision.worktree !== undefined) return file;
+      // A bench file in a package of its own (fast-uri's benchmark/, with tinybench in its package.json): that
+      // package is installed too (compare installs it after the project), and the hint names both.
+      const [own] = benchPackages(revision.root, [file.file]);
       const command = installCommand(revision, install);
-      return {
-        ...file,
-        error: `it imports '${name}', which is not installed in ${revision.root}: run \`${command}\` there first, then list again`,
-      };
+      const where = own
+        ? `${path.join(revision.root, own)} (the bench file's own package): run \`${command}\` in ${revision.root} and \`${detectInstall(path.join(revision.root, own)) ?? 'npm install'}\` in ${own}`
+        : `${revision.root}: run \`${command}\` there`;
+      return { ...file, error: `it imports '${name}', which is not installed in ${where} first, then list again` };
     }),
   }));
 }

@@ -302,6 +302,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
       roundsToGo: Math.max(0, maxRounds() - rounds),
       confirmMs: confirmProcessMs(allocation.roundMs),
       confirmRounds: confirmationRounds(nextLook()),
+      ...(perRound > 1 ? { current: perRound } : {}),
     });
     if (next !== perRound)
       plan.log(
