@@ -89403,6 +89403,7 @@ function planRun(config, familyFigures, early, countedOnly = 0) {
     rule,
     rounds,
     otherFigures: plannedFigures(config.http) + countedOnly,
+    countedOnly,
     analyzeOptions: {
       rule,
       budgetFor: (id) => httpById.get(id)?.budget ?? budgetFor(id, config),
@@ -89584,9 +89585,9 @@ function processLevels(opsPerSec) {
 
 // src/gate/judge.ts
 function judge(run, micro, http4) {
-  const { analyzeOptions, rule, familyFigures } = run.plan;
+  const { analyzeOptions, rule, familyFigures, countedOnly } = run.plan;
   const samples = [...micro?.benchmarks ?? [], ...http4?.benchmarks ?? []];
-  const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
+  const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor) + countedOnly;
   const firstLook = (benchmark) => {
     const measured = (benchmark.http ? http4 : micro) ?? { durationMs: 0, rounds: 0, plannedRounds: run.firstLook.rounds };
     return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? "http" : "micro", measured, run) };

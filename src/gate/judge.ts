@@ -13,9 +13,10 @@ export function judge(
   micro: Measurement | undefined,
   http: HttpMeasurement | undefined,
 ): { benchmarks: ReportBenchmark[]; intervalLevel: number; figures: number } {
-  const { analyzeOptions, rule, familyFigures } = run.plan;
+  const { analyzeOptions, rule, familyFigures, countedOnly } = run.plan;
   const samples = [...(micro?.benchmarks ?? []), ...(http?.benchmarks ?? [])];
-  const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor);
+  // The counted-only micro-benchmarks share the run's error as the looks counted them (plan.otherFigures).
+  const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor) + countedOnly;
   const firstLook = (benchmark: BenchmarkSamples) => {
     const measured = (benchmark.http ? http : micro) ?? { durationMs: 0, rounds: 0, plannedRounds: run.firstLook.rounds };
     return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? 'http' : 'micro', measured, run) };

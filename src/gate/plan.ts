@@ -34,6 +34,8 @@ interface RunPlan {
    * latency budget) and the micro-benchmarks counted only (micro.measures): planned, so they share the run from the start.
    */
   otherFigures: number;
+  /** The micro-benchmarks measured in counts alone: in the family of every timed verdict too, final ones included. */
+  countedOnly: number;
   analyzeOptions: AnalyzeOptions;
   /** The micro-benchmarks' share of the time limit: the HTTP rounds (and one load test's confirmation) are set aside first. */
   microLimitMs: number;
@@ -53,6 +55,7 @@ export function planRun(config: Config, familyFigures: number | undefined, early
     rule,
     rounds,
     otherFigures: plannedFigures(config.http) + countedOnly,
+    countedOnly,
     analyzeOptions: {
       rule,
       budgetFor: (id: string) => httpById.get(id)?.budget ?? budgetFor(id, config),

@@ -61,3 +61,34 @@ describe('which micro-benchmarks are timed and which counted (micro.measure, mic
     expect(splitByMeasure({ measure: 'time', measures: [] }, broken, undefined)).toEqual({ timed: undefined, counted: undefined });
   });
 });
+
+describe('the family of a run whose micro-benchmarks are partly counted', () => {
+  it('judges the timed rows at a level that counts the counted-only tasks, as the looks did', async () => {
+    const { parseConfig } = await import('../../src/config/load.js');
+    const { planRun } = await import('../../src/gate/plan.js');
+    const { judge } = await import('../../src/gate/judge.js');
+    const config = parseConfig('budget: 5%\n', '/repo/benchgate.yml');
+    const samples = {
+      id: 'bench/a.bench.js > a',
+      kind: 'micro' as const,
+      file: 'bench/a.bench.js',
+      logRatios: Array.from({ length: 15 }, (_, i) => (i % 2 ? 0.01 : -0.01) + i * 1e-4),
+      base: { opsPerSec: Array.from({ length: 15 }, () => 1e6) },
+      head: { opsPerSec: Array.from({ length: 15 }, () => 1e6) },
+    };
+    const micro = { benchmarks: [samples], rounds: 15, plannedRounds: 15, limited: false, durationMs: 1, isolation: 'alternate' };
+    const levelWith = (countedOnly: number) => {
+      const plan = planRun(config, undefined, true, countedOnly);
+      expect(plan.otherFigures).toBe(countedOnly);
+      const run = { config, plan, firstLook: { rounds: 15, tasks: 1, files: 1, microRoundMs: 1, httpRoundMs: 0 } } as never;
+      return judge(run, micro as never, undefined);
+    };
+    const alone = levelWith(0);
+    const beside = levelWith(3);
+    expect([alone.figures, beside.figures]).toEqual([1, 4]);
+    // Four figures share the error: each interval is read at a higher level, wider.
+    expect(beside.intervalLevel).toBeGreaterThan(alone.intervalLevel);
+    const width = (j: typeof alone) => j.benchmarks[0]!.change!.high - j.benchmarks[0]!.change!.low;
+    expect(width(beside)).toBeGreaterThan(width(alone));
+  });
+});
