@@ -87701,7 +87701,7 @@ async function countsStage(run, share2, otherFigures, startedAt = run.started) {
     };
   }
   const compared = measured.benchmarks.filter((b) => !b.error && b.base && b.head).length;
-  const figures = compared + otherFigures;
+  const figures = run.plan.familyFigures ?? compared + otherFigures;
   const level = familyLevel(config.confidence, figures);
   return {
     benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, [...measured.seeds], config.micro.count)),
@@ -87747,7 +87747,7 @@ async function httpCountsStage(run, tests, otherFigures, startedAt = run.started
   const durationMs = run.now() - started;
   const processes = counted.reduce((sum3, c) => sum3 + c.processes, 0);
   options.log(`counts: ${processes} servers in ${formatDuration(durationMs)}`);
-  const figures = counted.filter((c) => !c.error).length + otherFigures;
+  const figures = run.plan.familyFigures ?? counted.filter((c) => !c.error).length + otherFigures;
   const level = familyLevel(config.confidence, figures);
   const benchmarks = serverRows(counted, seeds, config, level, options.log);
   const allSeeds = [...new Set(counted.flatMap((c) => c.seeds))].sort((a, b) => a - b);
@@ -87811,9 +87811,9 @@ function failed(id, file, message) {
 
 // src/gate/both.ts
 function joinCounted(timed, counted, micro, withHttp) {
-  const measure = (b) => b.kind === "micro" && b.file !== null ? measureFor(b.id, micro) : void 0;
-  const timedRows = timed.benchmarks.filter((b) => measure(b) !== "counts");
-  const countedRows = counted.benchmarks.filter((b) => measure(b) !== "time");
+  const other2 = (b, stage) => b.kind === "micro" && !b.error && measureFor(b.id, micro) === stage;
+  const timedRows = timed.benchmarks.filter((b) => !other2(b, "counts"));
+  const countedRows = counted.benchmarks.filter((b) => !other2(b, "time"));
   const benchmarks = sortBenchmarks(withBeside(timedRows, countedRows, micro.gate));
   const byCounts = benchmarks.some((b) => b.counts);
   const byTime = withHttp || benchmarks.some((b) => !b.counts && b.kind === "micro" && b.file !== null);
@@ -89609,19 +89609,23 @@ function withRoundLevels(benchmark, samples) {
 function splitByMeasure(micro, inventory, files) {
   if (!files) return { timed: void 0, counted: void 0 };
   const declared = /* @__PURE__ */ new Map();
+  const ownerOf = /* @__PURE__ */ new Map();
   for (const side2 of inventory)
-    for (const load of side2.files)
+    for (const load of side2.files) {
+      if (load.workerOf) ownerOf.set(load.file, load.workerOf);
       for (const task of load.tasks ?? []) {
         const ids = declared.get(load.file) ?? [];
         const id = `${load.file}${ID_SEPARATOR}${task}`;
         if (!ids.includes(id)) ids.push(id);
         declared.set(load.file, ids);
       }
+    }
   const share2 = (keep) => {
     const skip = [];
     let only = 0;
     const used = /* @__PURE__ */ new Set();
     for (const file of /* @__PURE__ */ new Set([...files.base, ...files.head])) {
+      if (ownerOf.has(file)) continue;
       const ids = declared.get(file);
       if (!ids?.length) {
         if (keep(micro.measure)) used.add(file);
@@ -89636,6 +89640,7 @@ function splitByMeasure(micro, inventory, files) {
         }
       }
     }
+    for (const [worker, owner] of ownerOf) if (used.has(owner)) used.add(worker);
     if (!used.size) return void 0;
     return { files: { base: files.base.filter((f) => used.has(f)), head: files.head.filter((f) => used.has(f)) }, skip, only };
   };
@@ -91129,7 +91134,7 @@ function judgedWithSolo(benchmark, samples) {
 }
 
 // src/gate/solo.ts
-async function soloStage(run, files, judged2, processes) {
+async function soloStage(run, files, judged2, processes, skip = []) {
   const { options } = run;
   const started = run.now();
   const compared = new Set(judged2.filter((b) => b.kind === "micro" && b.file && b.change && !b.counts).map((b) => b.file));
@@ -91143,6 +91148,8 @@ async function soloStage(run, files, judged2, processes) {
         head: files.head.filter((file) => compared.has(file))
       }),
       isolation: "process",
+      // The counted tasks of those files (micro.measures) are not timed here either.
+      skip,
       rounds: processes,
       minimumRounds: () => processes,
       // Its own time: the verdicts are in, and the check runs every pair it was asked for.
@@ -91151,7 +91158,7 @@ async function soloStage(run, files, judged2, processes) {
     const byId = new Map(solo.benchmarks.map((b) => [b.id, b]));
     const benchmarks = judged2.map((b) => {
       const samples = byId.get(b.id);
-      return samples ? judgedWithSolo(b, samples) : b;
+      return samples && !b.counts ? judgedWithSolo(b, samples) : b;
     });
     return { benchmarks, info: { ...info, durationMs: run.now() - started } };
   } catch (error) {
@@ -91233,7 +91240,7 @@ async function runGate(options) {
     const checked = native?.benchmarks ?? explained.benchmarks;
     const timeGated = checked.some((b) => b.kind === "micro" && !b.counts);
     if (options.soloCheck && files && !timeGated) options.log("solo check: skipped, the micro-benchmarks were counted, not timed");
-    const solo = options.soloCheck && toTime && timeGated ? await soloStage(run, toTime.files, checked, options.soloCheck.processes) : void 0;
+    const solo = options.soloCheck && toTime && timeGated ? await soloStage(run, toTime.files, checked, options.soloCheck.processes, toTime.skip) : void 0;
     const servers = countedHttp.length ? await httpCountsStage(run, countedHttp, judged2.benchmarks.filter((b) => b.change).length, now()) : void 0;
     const benchmarks = [...solo?.benchmarks ?? checked, ...servers?.benchmarks ?? []].map(withAnswer);
     const countsInfo = mergeCountsInfo(counted?.info, servers?.info);

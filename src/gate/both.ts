@@ -1,5 +1,5 @@
 import { measureFor } from '../config/budgets.js';
-import type { GateMeasure, MicroConfig } from '../config/types.js';
+import type { GateMeasure, MeasureKind, MicroConfig } from '../config/types.js';
 import { certainPass } from '../stats/compare.js';
 import { sortBenchmarks, type Beside, type ReportBenchmark } from '../report/model.js';
 import { formatPercent } from '../util/format.js';
@@ -24,10 +24,12 @@ export function joinCounted(
   micro: Pick<MicroConfig, 'measure' | 'measures' | 'gate'>,
   withHttp: boolean,
 ): Judged {
-  const measure = (b: ReportBenchmark) => (b.kind === 'micro' && b.file !== null ? measureFor(b.id, micro) : undefined);
-  // Each stage measured only its tasks (splitByMeasure); a row of the other's (none but a task no inventory saw) is left out.
-  const timedRows = timed.benchmarks.filter((b) => measure(b) !== 'counts');
-  const countedRows = counted.benchmarks.filter((b) => measure(b) !== 'time');
+  // Each stage measured only its tasks (splitByMeasure); a task's row from the other stage (none but a task no
+  // inventory saw) is left out. An error row never is: a file that failed names the file, not a task, and whatever
+  // failed was not measured, which must fail the run, never pass it.
+  const other = (b: ReportBenchmark, stage: MeasureKind) => b.kind === 'micro' && !b.error && measureFor(b.id, micro) === stage;
+  const timedRows = timed.benchmarks.filter((b) => !other(b, 'counts'));
+  const countedRows = counted.benchmarks.filter((b) => !other(b, 'time'));
   const benchmarks = sortBenchmarks(withBeside(timedRows, countedRows, micro.gate));
   // Which figure each row's verdict is: counts (a row with counts) or time (the rest, load tests' included).
   const byCounts = benchmarks.some((b) => b.counts);

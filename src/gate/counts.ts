@@ -79,7 +79,8 @@ export async function countsStage(
     };
   }
   const compared = measured.benchmarks.filter((b) => !b.error && b.base && b.head).length;
-  const figures = compared + otherFigures;
+  // A shard: the whole suite's figures, as its timed looks count them (plan.familyFigures).
+  const figures = run.plan.familyFigures ?? compared + otherFigures;
   const level = familyLevel(config.confidence, figures);
   return {
     benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, [...measured.seeds], config.micro.count)),
@@ -144,7 +145,7 @@ export async function httpCountsStage(
   const durationMs = run.now() - started;
   const processes = counted.reduce((sum, c) => sum + c.processes, 0);
   options.log(`counts: ${processes} servers in ${formatDuration(durationMs)}`);
-  const figures = counted.filter((c) => !c.error).length + otherFigures;
+  const figures = run.plan.familyFigures ?? counted.filter((c) => !c.error).length + otherFigures;
   const level = familyLevel(config.confidence, figures);
   const benchmarks = serverRows(counted, seeds, config, level, options.log);
   const allSeeds = [...new Set(counted.flatMap((c) => c.seeds))].sort((a, b) => a - b);

@@ -26,19 +26,25 @@ export function splitByMeasure(
 ): { timed: StageShare | undefined; counted: StageShare | undefined } {
   if (!files) return { timed: undefined, counted: undefined };
   const declared = new Map<string, string[]>();
+  // A file another bench file runs as a worker (benchmark/bench-thread.js) is measured through its owner: it goes
+  // where its owner goes, never to a stage on its own (alone it would load as a bench file of its own).
+  const ownerOf = new Map<string, string>();
   for (const side of inventory)
-    for (const load of side.files)
+    for (const load of side.files) {
+      if (load.workerOf) ownerOf.set(load.file, load.workerOf);
       for (const task of load.tasks ?? []) {
         const ids = declared.get(load.file) ?? [];
         const id = `${load.file}${ID_SEPARATOR}${task}`;
         if (!ids.includes(id)) ids.push(id);
         declared.set(load.file, ids);
       }
+    }
   const share = (keep: (measure: MeasureKind) => boolean): StageShare | undefined => {
     const skip: string[] = [];
     let only = 0;
     const used = new Set<string>();
     for (const file of new Set([...files.base, ...files.head])) {
+      if (ownerOf.has(file)) continue;
       const ids = declared.get(file);
       // A file that declared nothing (it failed to load): the stage loads it, and its error is the row.
       if (!ids?.length) {
@@ -54,6 +60,7 @@ export function splitByMeasure(
         }
       }
     }
+    for (const [worker, owner] of ownerOf) if (used.has(owner)) used.add(worker);
     if (!used.size) return undefined;
     return { files: { base: files.base.filter((f) => used.has(f)), head: files.head.filter((f) => used.has(f)) }, skip, only };
   };

@@ -112,7 +112,9 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const timeGated = checked.some((b) => b.kind === 'micro' && !b.counts);
     if (options.soloCheck && files && !timeGated) options.log('solo check: skipped, the micro-benchmarks were counted, not timed');
     const solo =
-      options.soloCheck && toTime && timeGated ? await soloStage(run, toTime.files, checked, options.soloCheck.processes) : undefined;
+      options.soloCheck && toTime && timeGated
+        ? await soloStage(run, toTime.files, checked, options.soloCheck.processes, toTime.skip)
+        : undefined;
     const servers = countedHttp.length
       ? await httpCountsStage(run, countedHttp, judged.benchmarks.filter((b) => b.change).length, now())
       : undefined;

@@ -19,6 +19,7 @@ export async function soloStage(
   files: { base: string[]; head: string[] },
   judged: ReportBenchmark[],
   processes: number,
+  skip: readonly string[] = [],
 ): Promise<{ benchmarks: ReportBenchmark[]; info: SoloCheckInfo }> {
   const { options } = run;
   const started = run.now();
@@ -33,6 +34,8 @@ export async function soloStage(
         head: files.head.filter((file) => compared.has(file)),
       }),
       isolation: 'process',
+      // The counted tasks of those files (micro.measures) are not timed here either.
+      skip,
       rounds: processes,
       minimumRounds: () => processes,
       // Its own time: the verdicts are in, and the check runs every pair it was asked for.
@@ -41,7 +44,8 @@ export async function soloStage(
     const byId = new Map(solo.benchmarks.map((b) => [b.id, b]));
     const benchmarks = judged.map((b) => {
       const samples = byId.get(b.id);
-      return samples ? judgedWithSolo(b, samples) : b;
+      // A counted row keeps its counts' verdict: the solo check times what was timed.
+      return samples && !b.counts ? judgedWithSolo(b, samples) : b;
     });
     return { benchmarks, info: { ...info, durationMs: run.now() - started } };
   } catch (error) {

@@ -109,6 +109,37 @@ describe('measure: both', () => {
     expect([joined.intervalLevel, joined.figures]).toEqual([0.9, 4]);
   });
 
+  it('never leaves out an error row: a file that failed names the file, which no task pattern matches', () => {
+    // The counting processes of bench/ids.bench.js died (its pattern counts it); the timed stage could not load bench/x.bench.js.
+    const measures = [
+      { pattern: 'bench/ids.bench.js > *', measure: 'counts' as const },
+      { pattern: 'bench/x.bench.js > *', measure: 'time' as const },
+    ];
+    const error = (id: string, message: string): ReportBenchmark => ({
+      ...counted(id, 0, 0, 0, 'error'),
+      change: null,
+      counts: undefined,
+      error: message,
+    });
+    const time = {
+      benchmarks: [timed('bench/a.bench.js > a', 0, -0.01, 0.01, 'unchanged'), error('bench/x.bench.js', 'SyntaxError')],
+      figures: 1,
+      intervalLevel: 0.95,
+    };
+    const counts = {
+      benchmarks: [error('bench/ids.bench.js', 'base under seed 1: killed after 10 minutes of silence')],
+      figures: 1,
+      level: 0.9,
+    };
+    for (const measure of ['time', 'counts'] as const) {
+      const joined = joinCounted(time, counts, { measure, measures, gate: 'time' }, false);
+      expect(joined.benchmarks.filter((b) => b.verdict === 'error').map((b) => [b.id, b.error])).toEqual([
+        ['bench/ids.bench.js', 'base under seed 1: killed after 10 minutes of silence'],
+        ['bench/x.bench.js', 'SyntaxError'],
+      ]);
+    }
+  });
+
   it("wraps a counted row's name between words, never inside one, beside counts' wide columns (fast-uri's nonSimpleDomain)", () => {
     // The run's table: 8 counted rows of one file (grouped under its name) and a timed one of another.
     const pairs = ['component with component', 'component with string', 'string with component', 'string with string'];

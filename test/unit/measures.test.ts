@@ -51,6 +51,27 @@ describe('which micro-benchmarks are timed and which counted (micro.measure, mic
     });
   });
 
+  it("sends a worker's file where its owner goes, never to a stage of its own", () => {
+    const owned = [
+      {
+        revision: { label: 'base' } as Revision,
+        files: [
+          { revision: 'base' as const, file: 'benchmark/bench.js', tasks: ['short static', 'root'] },
+          { revision: 'base' as const, file: 'benchmark/bench-thread.js', tasks: [], workerOf: 'benchmark/bench.js' },
+          { revision: 'base' as const, file: 'bench/serialize.bench.mjs', tasks: ['strings'] },
+        ],
+      },
+    ];
+    const all = ['benchmark/bench.js', 'benchmark/bench-thread.js', 'bench/serialize.bench.mjs'];
+    const { timed, counted } = splitByMeasure(
+      { measure: 'counts', measures: [{ pattern: 'benchmark/bench.js > *', measure: 'time' }] },
+      owned,
+      { base: all, head: all },
+    );
+    expect(timed!.files.base).toEqual(['benchmark/bench.js', 'benchmark/bench-thread.js']);
+    expect(counted!.files.base).toEqual(['bench/serialize.bench.mjs']);
+  });
+
   it('leaves a file that failed to load (no task known) to the stage micro.measure names, where its error becomes the row', () => {
     const broken = [side('base', { 'bench/a.bench.js': undefined }), side('head', { 'bench/a.bench.js': ['parse'] })];
     const one = { base: ['bench/a.bench.js'], head: ['bench/a.bench.js'] };
@@ -90,5 +111,15 @@ describe('the family of a run whose micro-benchmarks are partly counted', () => 
     expect(beside.intervalLevel).toBeGreaterThan(alone.intervalLevel);
     const width = (j: typeof alone) => j.benchmarks[0]!.change!.high - j.benchmarks[0]!.change!.low;
     expect(width(beside)).toBeGreaterThan(width(alone));
+  });
+});
+
+describe('--measure (and the action input) in place of micro.measure and micro.measures', () => {
+  it('measures every micro-benchmark as it says, the patterns aside; without it the patterns stand', async () => {
+    const { parseConfig } = await import('../../src/config/load.js');
+    const { withOverrides } = await import('../../src/gate/options.js');
+    const config = parseConfig("micro:\n  measures:\n    'bench/ids.bench.js > *': counts\n", '/repo/benchgate.yml');
+    expect(withOverrides(config, { measure: 'time' }).micro).toMatchObject({ measure: 'time', measures: [] });
+    expect(withOverrides(config, { rounds: 5 }).micro.measures).toEqual([{ pattern: 'bench/ids.bench.js > *', measure: 'counts' }]);
   });
 });
