@@ -89615,6 +89615,7 @@ async function profileServers(benchmark, revisions, plan, profile) {
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
+var taskIds = (load) => load.tasks.map((task) => `${load.file}${ID_SEPARATOR}${task}`);
 
 // src/measure/micro/harness/typescript-files.ts
 var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
@@ -98695,11 +98696,7 @@ var SHORTEST_TASK_MS = (MEASURE_DEFAULTS.warmupBlocks + MEASURE_DEFAULTS.minBloc
 var PROCESS_START_MS = 150;
 function planFirstLook(config, plan, inventory, files, skip = []) {
   const mine = /* @__PURE__ */ new Set([...files?.base ?? [], ...files?.head ?? []]);
-  const tasks = new Set(
-    inventory.flatMap(
-      (side2) => side2.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}${ID_SEPARATOR}${t}`))
-    )
-  );
+  const tasks = new Set(inventory.flatMap((side2) => side2.files.filter((f) => mine.has(f.file)).flatMap(taskIds)));
   for (const id of skip) tasks.delete(id);
   const figures = plan.familyFigures ?? tasks.size + plan.otherFigures;
   const processes = config.micro.isolation === "process" ? 2 : 1;
@@ -98891,12 +98888,9 @@ function splitByMeasure(micro, inventory, files) {
   for (const side2 of inventory)
     for (const load of side2.files) {
       if (load.workerOf) ownerOf.set(load.file, load.workerOf);
-      for (const task of load.tasks ?? []) {
-        const ids = declared.get(load.file) ?? [];
-        const id = `${load.file}${ID_SEPARATOR}${task}`;
-        if (!ids.includes(id)) ids.push(id);
-        declared.set(load.file, ids);
-      }
+      const ids = declared.get(load.file) ?? [];
+      for (const id of taskIds(load)) if (!ids.includes(id)) ids.push(id);
+      declared.set(load.file, ids);
     }
   const share2 = (keep) => {
     const skip = [];
@@ -99395,7 +99389,7 @@ async function explainLoadErrors(files, plan, spawn4, errors, skip) {
       }
     }
     plan.log(message);
-    const ids = other2 ? other2.tasks.map((task) => `${failed2.file}${ID_SEPARATOR}${task}`) : [failed2.file];
+    const ids = other2 ? taskIds({ file: failed2.file, tasks: other2.tasks }) : [failed2.file];
     for (const id of ids) {
       errors.set(id, message);
       skip.add(id);

@@ -80331,6 +80331,7 @@ async function profileServers(benchmark, revisions, plan, profile) {
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
+var taskIds = (load) => load.tasks.map((task) => `${load.file}${ID_SEPARATOR}${task}`);
 
 // src/measure/micro/harness/typescript-files.ts
 var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
@@ -88707,7 +88708,8 @@ function withInstallHints(inventory, install) {
       if (!name2 || revision.worktree !== void 0) return file;
       const [own] = benchPackages(revision.root, [file.file]);
       const command = installCommand(revision, install);
-      const where2 = own ? `${path13.join(revision.root, own)} (the bench file's own package): run \`${command}\` in ${revision.root} and \`${detectInstall(path13.join(revision.root, own)) ?? "npm install"}\` in ${own}` : `${revision.root}: run \`${command}\` there`;
+      const ownCommand = own ? detectInstall(path13.join(revision.root, own)) ?? "npm install" : void 0;
+      const where2 = own ? `${path13.join(revision.root, own)} (the bench file's own package): run \`${command}\` in ${revision.root} and \`${ownCommand}\` in ${own}` : `${revision.root}: run \`${command}\` there`;
       return { ...file, error: `it imports '${name2}', which is not installed in ${where2} first, then list again` };
     })
   }));
@@ -89417,11 +89419,7 @@ var SHORTEST_TASK_MS = (MEASURE_DEFAULTS.warmupBlocks + MEASURE_DEFAULTS.minBloc
 var PROCESS_START_MS = 150;
 function planFirstLook(config, plan, inventory, files, skip = []) {
   const mine = /* @__PURE__ */ new Set([...files?.base ?? [], ...files?.head ?? []]);
-  const tasks = new Set(
-    inventory.flatMap(
-      (side2) => side2.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}${ID_SEPARATOR}${t}`))
-    )
-  );
+  const tasks = new Set(inventory.flatMap((side2) => side2.files.filter((f) => mine.has(f.file)).flatMap(taskIds)));
   for (const id of skip) tasks.delete(id);
   const figures = plan.familyFigures ?? tasks.size + plan.otherFigures;
   const processes = config.micro.isolation === "process" ? 2 : 1;
@@ -89613,12 +89611,9 @@ function splitByMeasure(micro, inventory, files) {
   for (const side2 of inventory)
     for (const load of side2.files) {
       if (load.workerOf) ownerOf.set(load.file, load.workerOf);
-      for (const task of load.tasks ?? []) {
-        const ids = declared.get(load.file) ?? [];
-        const id = `${load.file}${ID_SEPARATOR}${task}`;
-        if (!ids.includes(id)) ids.push(id);
-        declared.set(load.file, ids);
-      }
+      const ids = declared.get(load.file) ?? [];
+      for (const id of taskIds(load)) if (!ids.includes(id)) ids.push(id);
+      declared.set(load.file, ids);
     }
   const share2 = (keep) => {
     const skip = [];
@@ -90117,7 +90112,7 @@ async function explainLoadErrors(files, plan, spawn3, errors, skip) {
       }
     }
     plan.log(message);
-    const ids = other2 ? other2.tasks.map((task) => `${failed2.file}${ID_SEPARATOR}${task}`) : [failed2.file];
+    const ids = other2 ? taskIds({ file: failed2.file, tasks: other2.tasks }) : [failed2.file];
     for (const id of ids) {
       errors.set(id, message);
       skip.add(id);
@@ -91391,7 +91386,7 @@ async function listBenchmarks(options) {
     );
     const inventory = withInstallHints(loaded, config.install);
     const measures = Object.fromEntries(
-      inventory.flatMap(({ files }) => files.flatMap((f) => f.tasks.map((task) => `${f.file}${ID_SEPARATOR}${task}`))).map((id) => [id, measureFor(id, config.micro)]).filter(([, measure]) => measure !== "time")
+      inventory.flatMap(({ files }) => files.flatMap(taskIds)).map((id) => [id, measureFor(id, config.micro)]).filter(([, measure]) => measure !== "time")
     );
     return {
       ...Object.keys(measures).length ? { measures } : {},
@@ -91496,8 +91491,7 @@ function renderListing(listing) {
       const how = file.workerOf ? `a worker of ${file.workerOf}` : file.error ? "did not load" : file.harness === "default export" || copies.length === 0 ? file.harness ?? "" : copies.join(", ");
       lines.push(`  ${terminalText(file.file)}  [${terminalText(how)}]`);
       if (file.error) for (const line of file.error.split("\n")) lines.push(`      ${terminalText(line)}`);
-      for (const task of file.tasks) {
-        const id = `${file.file}${ID_SEPARATOR}${task}`;
+      for (const id of taskIds(file)) {
         const measure = listing.measures?.[id];
         lines.push(`    ${terminalText(id)}${measure ? `  [${measure}]` : ""}`);
       }

@@ -2664,6 +2664,7 @@ import path4 from "node:path";
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
+var taskIds = (load) => load.tasks.map((task) => `${load.file}${ID_SEPARATOR}${task}`);
 
 // src/measure/micro/load.ts
 var CollectingBench = class extends ae {
@@ -2940,7 +2941,7 @@ async function loadSides(sides) {
   for (const load of files) {
     const owner = workerOf.get(`${load.revision}:${load.file}`);
     if (!owner) continue;
-    for (const task of load.tasks) byId.delete(`${load.file}${ID_SEPARATOR}${task}`);
+    for (const id of taskIds(load)) byId.delete(id);
     Object.assign(load, { tasks: [], error: void 0, harness: void 0, workerOf: owner });
   }
   return { files, byId, withWorkers, ...sharedChanged ? { sharedChanged } : {} };

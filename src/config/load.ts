@@ -126,7 +126,8 @@ function checkMeasures(raw: RawConfig, shown: string): void {
   const http = Object.keys(raw.micro?.measures ?? {}).find((pattern) => pattern.startsWith('http > '));
   if (http)
     throw new UserError(
-      `${shown}: micro.measures: '${http}' names a load test, and micro.measures applies to micro-benchmarks only: set measure: counts in that load test's http[] entry.`,
+      `${shown}: micro.measures: '${http}' names a load test, and micro.measures applies to micro-benchmarks only: ` +
+        "set measure: counts in that load test's http[] entry.",
     );
 }
 

@@ -1,7 +1,7 @@
 import { checkout, workingTree } from '../checkout/revisions.js';
 import { measureFor } from '../config/budgets.js';
 import { loadConfig } from '../config/load.js';
-import { ID_SEPARATOR } from '../measure/micro/protocol.js';
+import { taskIds } from '../measure/micro/protocol.js';
 import { loadInventory, withInstallHints } from '../measure/micro/inventory.js';
 import { benchPackages } from '../measure/micro/conventions.js';
 import { benchFilesOf, isHelperLoad } from './files.js';
@@ -51,7 +51,7 @@ export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probeP
     // What each task is measured in, where it is not time: what micro.measure and micro.measures make of its id.
     const measures = Object.fromEntries(
       inventory
-        .flatMap(({ files }) => files.flatMap((f) => f.tasks.map((task) => `${f.file}${ID_SEPARATOR}${task}`)))
+        .flatMap(({ files }) => files.flatMap(taskIds))
         .map((id) => [id, measureFor(id, config.micro)] as const)
         .filter(([, measure]) => measure !== 'time'),
     );

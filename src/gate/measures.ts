@@ -1,7 +1,7 @@
 import { measureFor } from '../config/budgets.js';
 import type { MeasureKind, MicroConfig } from '../config/types.js';
 import type { RevisionInventory } from '../measure/micro/inventory.js';
-import { ID_SEPARATOR } from '../measure/micro/protocol.js';
+import { taskIds } from '../measure/micro/protocol.js';
 
 /** The bench files one micro stage measures, and the tasks declared there that it leaves to the other stage. */
 export interface StageShare {
@@ -32,12 +32,9 @@ export function splitByMeasure(
   for (const side of inventory)
     for (const load of side.files) {
       if (load.workerOf) ownerOf.set(load.file, load.workerOf);
-      for (const task of load.tasks ?? []) {
-        const ids = declared.get(load.file) ?? [];
-        const id = `${load.file}${ID_SEPARATOR}${task}`;
-        if (!ids.includes(id)) ids.push(id);
-        declared.set(load.file, ids);
-      }
+      const ids = declared.get(load.file) ?? [];
+      for (const id of taskIds(load)) if (!ids.includes(id)) ids.push(id);
+      declared.set(load.file, ids);
     }
   const share = (keep: (measure: MeasureKind) => boolean): StageShare | undefined => {
     const skip: string[] = [];

@@ -3,7 +3,7 @@ import { budgetFor } from '../config/budgets.js';
 import { type Config, DEFAULTS } from '../config/types.js';
 import { estimatedRoundMs, plannedFigures } from '../measure/http/schedule.js';
 import type { RevisionInventory } from '../measure/micro/inventory.js';
-import { ID_SEPARATOR } from '../measure/micro/protocol.js';
+import { taskIds } from '../measure/micro/protocol.js';
 import type { AnalyzeOptions, Comparison } from '../stats/analyze.js';
 import { type DecisionRule, EARLY_ROUNDS, decisionRule } from '../stats/decision.js';
 import { formatDuration } from '../util/format.js';
@@ -90,11 +90,7 @@ export function planFirstLook(
   skip: readonly string[] = [],
 ): FirstLookPlan {
   const mine = new Set([...(files?.base ?? []), ...(files?.head ?? [])]);
-  const tasks = new Set(
-    inventory.flatMap((side) =>
-      side.files.filter((f) => mine.has(f.file)).flatMap((f) => (f.tasks ?? []).map((t) => `${f.file}${ID_SEPARATOR}${t}`)),
-    ),
-  );
+  const tasks = new Set(inventory.flatMap((side) => side.files.filter((f) => mine.has(f.file)).flatMap(taskIds)));
   for (const id of skip) tasks.delete(id);
   const figures = plan.familyFigures ?? tasks.size + plan.otherFigures;
   const processes = config.micro.isolation === 'process' ? 2 : 1;

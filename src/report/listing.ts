@@ -1,5 +1,4 @@
-import type { FileLoad } from '../measure/micro/protocol.js';
-import { ID_SEPARATOR } from '../measure/micro/protocol.js';
+import { taskIds, type FileLoad } from '../measure/micro/protocol.js';
 import { terminalText } from './escape.js';
 
 /** What `benchgate list` shows: each revision's bench files, their harness and task ids, measured never. */
@@ -37,8 +36,7 @@ export function renderListing(listing: Listing): string {
             : copies.join(', ');
       lines.push(`  ${terminalText(file.file)}  [${terminalText(how)}]`);
       if (file.error) for (const line of file.error.split('\n')) lines.push(`      ${terminalText(line)}`);
-      for (const task of file.tasks) {
-        const id = `${file.file}${ID_SEPARATOR}${task}`;
+      for (const id of taskIds(file)) {
         const measure = listing.measures?.[id];
         lines.push(`    ${terminalText(id)}${measure ? `  [${measure}]` : ''}`);
       }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { codeBlockText, escapeLines, escapeText, Markup, md, terminalText } from '../../src/report/escape.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import type { Report, ReportBenchmark } from '../../src/report/model.js';
+import type { FileLoad } from '../../src/measure/micro/protocol.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import { renderCalibration } from '../../src/report/calibration.js';
 import { fitComment } from '../../src/report/github.js';
@@ -298,28 +299,24 @@ describe('the terminal report', () => {
 });
 
 describe('benchgate list', () => {
-  it("shows a harness's version from the pull request's node_modules without its terminal control characters", async () => {
+  /** `benchgate list` of one revision, head at feature, with these files (and the measure of each task not timed). */
+  const listing = async (files: FileLoad[], measures?: Record<string, string>) => {
     const { renderListing } = await import('../../src/report/listing.js');
+    const revision = { label: 'head', ref: 'feature', sha: 'a'.repeat(40), root: '/r', files };
+    return renderListing({ revisions: [revision], ...(measures ? { measures } : {}) });
+  };
+
+  it("shows a harness's version from the pull request's node_modules without its terminal control characters", async () => {
     const evil = '6.2.3\u001b[2J\u001b]0;pwned\u0007\r\nFAKE: all good';
-    const text = renderListing({
-      revisions: [
-        {
-          label: 'head',
-          ref: 'feature',
-          sha: 'a'.repeat(40),
-          root: '/r',
-          files: [
-            {
-              revision: 'head',
-              file: 'bench/a.bench.js',
-              tasks: ['x'],
-              harness: 'tinybench',
-              harnesses: [{ harness: 'tinybench', version: evil, path: '/r/node_modules/tinybench' }],
-            },
-          ],
-        },
-      ],
-    });
+    const text = await listing([
+      {
+        revision: 'head',
+        file: 'bench/a.bench.js',
+        tasks: ['x'],
+        harness: 'tinybench',
+        harnesses: [{ harness: 'tinybench', version: evil, path: '/r/node_modules/tinybench' }],
+      },
+    ]);
     expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u009b]/);
     // One line per item: the version cannot start a line of its own.
     expect(text.split('\n').filter((line) => line.startsWith('FAKE'))).toEqual([]);
@@ -327,19 +324,13 @@ describe('benchgate list', () => {
   });
 
   it('marks each task measured other than in time (micro.measures), and no other', async () => {
-    const { renderListing } = await import('../../src/report/listing.js');
-    const text = renderListing({
-      revisions: [
-        {
-          label: 'head',
-          ref: 'feature',
-          sha: 'a'.repeat(40),
-          root: '/r',
-          files: [{ revision: 'head', file: 'bench/ids.bench.js', tasks: ['uuid', 'counter', 'ulid'], harness: 'tinybench' }],
-        },
-      ],
-      measures: { 'bench/ids.bench.js > uuid': 'counts', 'bench/ids.bench.js > ulid': 'both' },
-    });
+    const text = await listing(
+      [{ revision: 'head', file: 'bench/ids.bench.js', tasks: ['uuid', 'counter', 'ulid'], harness: 'tinybench' }],
+      {
+        'bench/ids.bench.js > uuid': 'counts',
+        'bench/ids.bench.js > ulid': 'both',
+      },
+    );
     expect(text.split('\n').filter((line) => line.startsWith('    '))).toEqual([
       '    bench/ids.bench.js > uuid  [counts]',
       '    bench/ids.bench.js > counter',

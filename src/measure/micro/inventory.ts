@@ -86,8 +86,9 @@ export function withInstallHints(inventory: RevisionInventory[], install: string
       // package is installed too (compare installs it after the project), and the hint names both.
       const [own] = benchPackages(revision.root, [file.file]);
       const command = installCommand(revision, install);
+      const ownCommand = own ? (detectInstall(path.join(revision.root, own)) ?? 'npm install') : undefined;
       const where = own
-        ? `${path.join(revision.root, own)} (the bench file's own package): run \`${command}\` in ${revision.root} and \`${detectInstall(path.join(revision.root, own)) ?? 'npm install'}\` in ${own}`
+        ? `${path.join(revision.root, own)} (the bench file's own package): run \`${command}\` in ${revision.root} and \`${ownCommand}\` in ${own}`
         : `${revision.root}: run \`${command}\` there`;
       return { ...file, error: `it imports '${name}', which is not installed in ${where} first, then list again` };
     }),

@@ -7,6 +7,9 @@ import type { RevisionLabel } from '../../checkout/revisions.js';
 /** Between a bench file's path and a task's name in a benchmark id: `bench/ids.bench.js > uuid v4`. */
 export const ID_SEPARATOR = ' > ';
 
+/** The benchmark ids of the tasks a bench file declared: `file > task` (the task's name keeps its suites). */
+export const taskIds = (load: Pick<FileLoad, 'file' | 'tasks'>): string[] => load.tasks.map((task) => `${load.file}${ID_SEPARATOR}${task}`);
+
 export interface SideJob {
   revision: RevisionLabel;
   /** The revision's project directory. */

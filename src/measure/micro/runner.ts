@@ -20,6 +20,7 @@ import { loadBenchFile } from './load.js';
 import { Counter, countTask, fullCollection } from '../counts/task.js';
 import {
   ID_SEPARATOR,
+  taskIds,
   type CountJob,
   type TaskCount,
   type FileLoad,
@@ -80,7 +81,7 @@ async function loadSides(
   for (const load of files) {
     const owner = workerOf.get(`${load.revision}:${load.file}`);
     if (!owner) continue;
-    for (const task of load.tasks) byId.delete(`${load.file}${ID_SEPARATOR}${task}`);
+    for (const id of taskIds(load)) byId.delete(id);
     Object.assign(load, { tasks: [], error: undefined, harness: undefined, workerOf: owner });
   }
   return { files, byId, withWorkers, ...(sharedChanged ? { sharedChanged } : {}) };

@@ -10,6 +10,7 @@ import { formatDuration } from '../../util/format.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from '../types.js';
 import {
   ID_SEPARATOR,
+  taskIds,
   type FileLoad,
   type IsolatedFiles,
   type MeasureSettings,
@@ -611,7 +612,7 @@ async function explainLoadErrors(
       }
     }
     plan.log(message);
-    const ids = other ? other.tasks.map((task) => `${failed.file}${ID_SEPARATOR}${task}`) : [failed.file];
+    const ids = other ? taskIds({ file: failed.file, tasks: other.tasks }) : [failed.file];
     for (const id of ids) {
       errors.set(id, message);
       skip.add(id);
