@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path31 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path32 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path31 && path31[0] !== "/") {
-          path31 = `/${path31}`;
+        if (path32 && path32[0] !== "/") {
+          path32 = `/${path32}`;
         }
-        return new URL(`${origin}${path31}`);
+        return new URL(`${origin}${path32}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path31, origin }
+          request: { method, path: path32, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path31);
+        debuglog("sending request to %s %s/%s", method, origin, path32);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path31, origin },
+          request: { method, path: path32, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path31,
+          path32,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path31, origin }
+          request: { method, path: path32, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path31);
+        debuglog("trailers received from %s %s/%s", method, origin, path32);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path31, origin },
+          request: { method, path: path32, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path31,
+          path32,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path31, origin }
+            request: { method, path: path32, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path31);
+          debuglog("sending request to %s %s/%s", method, origin, path32);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path31,
+        path: path32,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path31 !== "string") {
+        if (typeof path32 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path31[0] !== "/" && !(path31.startsWith("http://") || path31.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path32[0] !== "/" && !(path32.startsWith("http://") || path32.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path31)) {
+        } else if (invalidPathRegex.test(path32)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path31, query) : path31;
+        this.path = query ? buildURL(path32, query) : path32;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path31, host, upgrade, blocking, reset: reset2 } = request2;
+      const { method, path: path32, host, upgrade, blocking, reset: reset2 } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path31} HTTP/1.1\r
+      let header = `${method} ${path32} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path31, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path32, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path31;
+      headers[HTTP2_HEADER_PATH] = path32;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path31 = search ? `${pathname}${search}` : pathname;
+        const path32 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path31;
+        this.opts.path = path32;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path31 = "/",
+          path: path32 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path31;
+        opts.path = origin + path32;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path31) {
-      if (typeof path31 !== "string") {
-        return path31;
+    function safeUrl(path32) {
+      if (typeof path32 !== "string") {
+        return path32;
       }
-      const pathSegments = path31.split("?");
+      const pathSegments = path32.split("?");
       if (pathSegments.length !== 2) {
-        return path31;
+        return path32;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path31, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path31);
+    function matchKey(mockDispatch2, { path: path32, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path32);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path31 }) => matchValue(safeUrl(path31), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path32 }) => matchValue(safeUrl(path32), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path31, method, body, headers, query } = opts;
+      const { path: path32, method, body, headers, query } = opts;
       return {
-        path: path31,
+        path: path32,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path31, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
+          ({ method, path: path32, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path31,
+            Path: path32,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path31) {
-      for (let i2 = 0; i2 < path31.length; ++i2) {
-        const code = path31.charCodeAt(i2);
+    function validateCookiePath(path32) {
+      for (let i2 = 0; i2 < path32.length; ++i2) {
+        const code = path32.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path31 = opts.path;
+          let path32 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path31 = `/${path31}`;
+            path32 = `/${path32}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path31);
+          url = new URL(util.parseOrigin(url).origin + path32);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -24473,8 +24473,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path31) {
-      let input = path31;
+    function removeDotSegments(path32) {
+      let input = path32;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -24548,11 +24548,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path31) {
-      if (path31 === "" || path31[0] === "/") {
-        return removeDotSegments(path31);
+    function removeDotSegmentsRelative(path32) {
+      if (path32 === "" || path32[0] === "/") {
+        return removeDotSegments(path32);
       }
-      const segments = path31.split("/");
+      const segments = path32.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -24915,8 +24915,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path31 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path31 && path31 !== "/" ? path31 : void 0;
+        const path32 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path32 && path32 !== "/" ? path32 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -28374,17 +28374,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path31) {
-      const ctrl = callVisitor(key, node, visitor, path31);
+    function visit_(key, node, visitor, path32) {
+      const ctrl = callVisitor(key, node, visitor, path32);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path31, ctrl);
-        return visit_(key, ctrl, visitor, path31);
+        replaceNode(key, path32, ctrl);
+        return visit_(key, ctrl, visitor, path32);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path31 = Object.freeze(path31.concat(node));
+          path32 = Object.freeze(path32.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path31);
+            const ci = visit_(i2, node.items[i2], visitor, path32);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -28395,13 +28395,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path31 = Object.freeze(path31.concat(node));
-          const ck = visit_("key", node.key, visitor, path31);
+          path32 = Object.freeze(path32.concat(node));
+          const ck = visit_("key", node.key, visitor, path32);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path31);
+          const cv = visit_("value", node.value, visitor, path32);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28422,17 +28422,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path31) {
-      const ctrl = await callVisitor(key, node, visitor, path31);
+    async function visitAsync_(key, node, visitor, path32) {
+      const ctrl = await callVisitor(key, node, visitor, path32);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path31, ctrl);
-        return visitAsync_(key, ctrl, visitor, path31);
+        replaceNode(key, path32, ctrl);
+        return visitAsync_(key, ctrl, visitor, path32);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path31 = Object.freeze(path31.concat(node));
+          path32 = Object.freeze(path32.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path31);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path32);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -28443,13 +28443,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path31 = Object.freeze(path31.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path31);
+          path32 = Object.freeze(path32.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path32);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path31);
+          const cv = await visitAsync_("value", node.value, visitor, path32);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28476,23 +28476,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path31) {
+    function callVisitor(key, node, visitor, path32) {
       if (typeof visitor === "function")
-        return visitor(key, node, path31);
+        return visitor(key, node, path32);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path31);
+        return visitor.Map?.(key, node, path32);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path31);
+        return visitor.Seq?.(key, node, path32);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path31);
+        return visitor.Pair?.(key, node, path32);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path31);
+        return visitor.Scalar?.(key, node, path32);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path31);
+        return visitor.Alias?.(key, node, path32);
       return void 0;
     }
-    function replaceNode(key, path31, node) {
-      const parent = path31[path31.length - 1];
+    function replaceNode(key, path32, node) {
+      const parent = path32[path32.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -29104,10 +29104,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node3 = require_Node();
-    function collectionFromPath(schema2, path31, value) {
+    function collectionFromPath(schema2, path32, value) {
       let v = value;
-      for (let i2 = path31.length - 1; i2 >= 0; --i2) {
-        const k = path31[i2];
+      for (let i2 = path32.length - 1; i2 >= 0; --i2) {
+        const k = path32[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -29126,7 +29126,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path31) => path31 == null || typeof path31 === "object" && !!path31[Symbol.iterator]().next().done;
+    var isEmptyPath = (path32) => path32 == null || typeof path32 === "object" && !!path32[Symbol.iterator]().next().done;
     var Collection2 = class extends Node3.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -29156,11 +29156,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path31, value) {
-        if (isEmptyPath(path31))
+      addIn(path32, value) {
+        if (isEmptyPath(path32))
           this.add(value);
         else {
-          const [key, ...rest] = path31;
+          const [key, ...rest] = path32;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -29174,8 +29174,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path31) {
-        const [key, ...rest] = path31;
+      deleteIn(path32) {
+        const [key, ...rest] = path32;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -29189,8 +29189,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path31, keepScalar) {
-        const [key, ...rest] = path31;
+      getIn(path32, keepScalar) {
+        const [key, ...rest] = path32;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -29208,8 +29208,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path31) {
-        const [key, ...rest] = path31;
+      hasIn(path32) {
+        const [key, ...rest] = path32;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -29219,8 +29219,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path31, value) {
-        const [key, ...rest] = path31;
+      setIn(path32, value) {
+        const [key, ...rest] = path32;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -31735,9 +31735,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path31, value) {
+      addIn(path32, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path31, value);
+          this.contents.addIn(path32, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -31812,14 +31812,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path31) {
-        if (Collection2.isEmptyPath(path31)) {
+      deleteIn(path32) {
+        if (Collection2.isEmptyPath(path32)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path31) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path32) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -31834,10 +31834,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path31, keepScalar) {
-        if (Collection2.isEmptyPath(path31))
+      getIn(path32, keepScalar) {
+        if (Collection2.isEmptyPath(path32))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path31, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path32, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -31848,10 +31848,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path31) {
-        if (Collection2.isEmptyPath(path31))
+      hasIn(path32) {
+        if (Collection2.isEmptyPath(path32))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path31) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path32) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -31868,13 +31868,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path31, value) {
-        if (Collection2.isEmptyPath(path31)) {
+      setIn(path32, value) {
+        if (Collection2.isEmptyPath(path32)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path31), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path32), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path31, value);
+          this.contents.setIn(path32, value);
         }
       }
       /**
@@ -33835,9 +33835,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path31) => {
+    visit.itemAtPath = (cst, path32) => {
       let item = cst;
-      for (const [field, index] of path31) {
+      for (const [field, index] of path32) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -33846,23 +33846,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path31) => {
-      const parent = visit.itemAtPath(cst, path31.slice(0, -1));
-      const field = path31[path31.length - 1][0];
+    visit.parentCollection = (cst, path32) => {
+      const parent = visit.itemAtPath(cst, path32.slice(0, -1));
+      const field = path32[path32.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path31, item, visitor) {
-      let ctrl = visitor(item, path31);
+    function _visit(path32, item, visitor) {
+      let ctrl = visitor(item, path32);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path31.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path32.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -33873,10 +33873,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path31);
+            ctrl = ctrl(item, path32);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path31) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path32) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -35730,8 +35730,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path31) {
-          var pathArray = getPathArray(path31);
+        paths.forEach(function(path32) {
+          var pathArray = getPathArray(path32);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -35745,14 +35745,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path31, appendMode) {
-      if (!path31) {
+    function addExistingPath(array, path32, appendMode) {
+      if (!path32) {
         return;
       }
       if (appendMode) {
-        array.unshift(path31);
+        array.unshift(path32);
       } else {
-        array.push(path31);
+        array.push(path32);
       }
     }
   }
@@ -36544,7 +36544,7 @@ var require_has_flag = __commonJS({
 var require_supports_colors = __commonJS({
   "node_modules/@colors/colors/lib/system/supports-colors.js"(exports2, module2) {
     "use strict";
-    var os16 = __require("os");
+    var os17 = __require("os");
     var hasFlag = require_has_flag();
     var env = process.env;
     var forceColor = void 0;
@@ -36582,7 +36582,7 @@ var require_supports_colors = __commonJS({
       }
       var min = forceColor ? 1 : 0;
       if (process.platform === "win32") {
-        var osRelease = os16.release().split(".");
+        var osRelease = os17.release().split(".");
         if (Number(process.versions.node.split(".")[0]) >= 8 && Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -38702,15 +38702,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path31 = [graph[toModel].parent, toModel];
+      const path32 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path31.unshift(graph[cur].parent);
+        path32.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path31;
+      fn.conversion = path32;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -38950,7 +38950,7 @@ var require_has_flag2 = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports2, module2) {
     "use strict";
-    var os16 = __require("os");
+    var os17 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag2();
     var { env } = process;
@@ -38998,7 +38998,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os16.release().split(".");
+        const osRelease = os17.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -47536,7 +47536,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path31 = __require("path");
+    var path32 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -47594,7 +47594,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i2 = 0; i2 < numWorkers; i2++) {
-          const worker = new Worker(path31.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path32.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data: data2, error: error2 } = msg;
             if (cmd === "RESULT") {
@@ -56605,11 +56605,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path31) {
-      if (!path31 || typeof path31 !== "string") {
+    function lookup2(path32) {
+      if (!path32 || typeof path32 !== "string") {
         return false;
       }
-      var extension2 = extname2("x." + path31).toLowerCase().substr(1);
+      var extension2 = extname2("x." + path32).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -57749,7 +57749,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path31 = __require("path");
+    var path32 = __require("path");
     var http5 = __require("http");
     var https2 = __require("https");
     var parseUrl2 = __require("url").parse;
@@ -57880,11 +57880,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path31.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path32.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path31.basename(options.filename || value && (value.name || value.path));
+        filename = path32.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn2(value, "httpVersion")) {
-        filename = path31.basename(value.client._httpMessage.path || "");
+        filename = path32.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -58077,8 +58077,8 @@ var require_multipart = __commonJS({
         return JSON.parse(string);
       } catch (error2) {
         try {
-          const path31 = resolve4(string);
-          const data2 = readFileSync20(path31, "utf8");
+          const path32 = resolve4(string);
+          const data2 = readFileSync20(path32, "utf8");
           return JSON.parse(data2);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -58092,14 +58092,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path31 = obj[key] && obj[key].path;
-            if (!path31) {
+            const path32 = obj[key] && obj[key].path;
+            if (!path32) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync20(path31);
+            const buffer = readFileSync20(path32);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename4(path31)
+              filename: basename4(path32)
             }, opts));
             break;
           }
@@ -60420,14 +60420,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path31) {
-      if (typeof path31 === "string") {
+    function safeRequire(path32) {
+      if (typeof path32 === "string") {
         try {
-          return __require(path31);
+          return __require(path32);
         } catch (err) {
         }
       }
-      return path31;
+      return path32;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -62908,7 +62908,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path31 = reqData.path;
+        const path32 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -62919,7 +62919,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path31} HTTP/1.1`
+          `${method} ${path32} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -64965,9 +64965,9 @@ var require_autocannon = __commonJS({
     "use strict";
     var crossArgv = require_cross_argv();
     var fs3 = __require("fs");
-    var os16 = __require("os");
+    var os17 = __require("os");
     var net3 = __require("net");
-    var path31 = __require("path");
+    var path32 = __require("path");
     var URL2 = __require("url").URL;
     var spawn4 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -65082,7 +65082,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs3.readFileSync(path31.join(__dirname, "help.txt"), "utf8");
+        const help = fs3.readFileSync(path32.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -65196,7 +65196,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path31.join(__dirname, "lib/preload"));
+        alterPath.unshift(path32.join(__dirname, "lib/preload"));
         const proc = spawn4(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -65220,7 +65220,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path31.join(os16.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path32.join(os17.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -65498,8 +65498,8 @@ var require_utils4 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path31, { windows } = {}) => {
-      const segs = path31.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path32, { windows } = {}) => {
+      const segs = path32.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -81018,8 +81018,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path31 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path31} does not exist${EOL6}`);
+        const path32 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path32} does not exist${EOL6}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -85313,7 +85313,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path31) => path31.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path32) => path32.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -85475,7 +85475,7 @@ throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
 import { existsSync as existsSync15, mkdirSync as mkdirSync6, readFileSync as readFileSync19, writeFileSync as writeFileSync3 } from "node:fs";
-import path30 from "node:path";
+import path31 from "node:path";
 
 // src/checkout/git.ts
 import { execFile, execFileSync } from "node:child_process";
@@ -86525,9 +86525,9 @@ function position(doc, lines, segments, key) {
 }
 
 // src/gate/run.ts
-import { mkdtempSync as mkdtempSync4, rmSync as rmSync7 } from "node:fs";
-import os14 from "node:os";
-import path25 from "node:path";
+import { mkdtempSync as mkdtempSync5, rmSync as rmSync9 } from "node:fs";
+import os15 from "node:os";
+import path26 from "node:path";
 
 // src/checkout/revisions.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
@@ -86596,11 +86596,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path31, width = 60) {
-  if (path31.length <= width) return path31;
+function formatPath(path32, width = 60) {
+  if (path32.length <= width) return path32;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path31.slice(0, start)}\u2026${path31.slice(path31.length - (keep - start))} (${path31.length} characters)`;
+  return `${path32.slice(0, start)}\u2026${path32.slice(path32.length - (keep - start))} (${path32.length} characters)`;
 }
 
 // src/checkout/install.ts
@@ -89536,7 +89536,7 @@ function pushLatencyRatios(into, pair) {
 
 // src/gate/explain.ts
 import { mkdirSync as mkdirSync4, writeFileSync } from "node:fs";
-import path16 from "node:path";
+import path19 from "node:path";
 
 // src/explain/agreement.ts
 var METHOD_FLOOR = 0.1;
@@ -89566,59 +89566,69 @@ function agreement(profile, measured) {
   return { ...result, disagrees: opposite ? "direction" : "size", reason: within(profileChangeWithoutGc) ? "gc" : "level" };
 }
 
-// src/explain/run.ts
-import { createHash as createHash3 } from "node:crypto";
-import { mkdirSync as mkdirSync3, readFileSync as readFileSync10 } from "node:fs";
+// src/explain/counts.ts
+import { mkdtempSync as mkdtempSync3, rmSync as rmSync5 } from "node:fs";
 import path15 from "node:path";
-import { pathToFileURL } from "node:url";
 
-// src/measure/http/profile.ts
-async function profileServers(benchmark, revisions, plan, profile) {
-  if (!runsNode(benchmark.start))
-    throw new ServerError("profiling needs a server started with `node \u2026`, which the probe can join; this one is not");
-  const order2 = Math.random() < 0.5 ? [...revisions] : [...revisions].reverse();
-  const servers = [];
+// src/measure/counts/callgrind.ts
+import { execFileSync as execFileSync3, spawnSync } from "node:child_process";
+var INSTALL_LINE = "sudo apt-get install -y valgrind";
+function findCallgrind(valgrind = "valgrind") {
   try {
-    for (const revision of order2) servers.push(await ServerProcess.start(serverOptions(benchmark, revision, plan)));
-    const load = async (durationMs) => {
-      const settled2 = await Promise.allSettled(servers.map((server) => loadOn(server, benchmark, durationMs)));
-      const failed2 = settled2.find((s) => s.status === "rejected");
-      if (failed2) throw failed2.reason;
-      return settled2.map((s) => s.value);
-    };
-    for (const server of servers) await server.probe("start");
-    await load(profile.warmupMs);
-    for (const server of servers) {
-      const started = await server.probe(`profile-start ${profile.intervalUs}`, 5e3);
-      if (!started?.ok)
-        throw new ServerError(
-          `the probe in ${server.label}'s server could not start the profiler${started?.error ? `: ${started.error}` : ""}`
-        );
-    }
-    const results = await load(profile.durationMs);
-    const answered = {};
-    for (const [i2, server] of servers.entries()) {
-      const label2 = order2[i2].label;
-      const stopped = await server.probe(`profile-stop ${profile.outFiles[label2]}`, 2e4);
-      server.checkAlive("while profiled");
-      if (!stopped?.ok)
-        throw new ServerError(
-          `the probe in ${server.label}'s server did not write its profile${stopped?.error ? `: ${stopped.error}` : ""}`
-        );
-      answered[label2] = results[i2].traffic.responses;
-    }
-    return answered;
-  } finally {
-    await stopAll(servers);
+    const version2 = execFileSync3(valgrind, ["--version"], {
+      encoding: "utf8",
+      timeout: 1e4,
+      stdio: ["ignore", "pipe", "ignore"]
+    }).trim();
+    return { path: valgrind, version: version2 };
+  } catch {
+    throw new UserError(
+      `measure: counts runs each benchmark process under Valgrind's callgrind, and '${valgrind}' is not found here: install it (${INSTALL_LINE}), or measure time (measure: time, --measure time).`
+    );
   }
 }
+function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "instructions", { names = false, functions = false } = {}) {
+  return [
+    "--tool=callgrind",
+    "--quiet",
+    // Cycles are estimated from the cache model's misses (task.ts readDump); it costs about 1.4x the time.
+    ...figure === "cycles" ? ["--cache-sim=yes"] : [],
+    `--callgrind-out-file=${dumpPrefix}`,
+    "--dump-before=uv_os_getpriority",
+    "--dump-instr=no",
+    "--dump-line=no",
+    ...functions ? ["--compress-strings=no"] : [],
+    node,
+    "--predictable",
+    "--predictable-gc-schedule",
+    `--hash-seed=${seed}`,
+    `--random-seed=${seed}`,
+    // The code log the perf map turns on goes beside the dumps, not into the project's folder.
+    ...names ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${dumpPrefix}.v8.log`] : []
+  ];
+}
+var perfMapOf = (pid) => `/tmp/perf-${pid}.map`;
+function installValgrind(log2) {
+  log2(`counts: valgrind is not installed here: ${INSTALL_LINE}`);
+  const run = (args) => spawnSync("sudo", ["-n", ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+    timeout: 5 * 6e4,
+    encoding: "utf8",
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
+  });
+  const installed = run(["apt-get", "install", "-y", "--no-install-recommends", "valgrind"]);
+  if (installed.status === 0) return true;
+  const updated = run(["apt-get", "update"]);
+  return updated.status === 0 && run(["apt-get", "install", "-y", "--no-install-recommends", "valgrind"]).status === 0;
+}
 
-// src/measure/micro/protocol.ts
-var ID_SEPARATOR = " > ";
-var taskIds = (load) => load.tasks.map((task) => `${load.file}${ID_SEPARATOR}${task}`);
+// src/measure/counts/schedule.ts
+import { mkdtempSync as mkdtempSync2, rmSync as rmSync4 } from "node:fs";
+import os10 from "node:os";
+import path14 from "node:path";
 
-// src/measure/micro/harness/typescript-files.ts
-var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
+// src/measure/micro/spawn.ts
+import { rmSync as rmSync3 } from "node:fs";
 
 // src/measure/micro/messages.ts
 var import_ajv3 = __toESM(require_ajv(), 1);
@@ -89664,6 +89674,15 @@ var schema = {
             calls: count2,
             warmupBlocks: count2,
             steady: { type: "boolean" },
+            functions: {
+              type: "array",
+              maxItems: 2e3,
+              items: {
+                type: "object",
+                required: ["function", "where", "perCall"],
+                properties: { function: text, where: text, perCall: count2, inclusive: count2 }
+              }
+            },
             error: text
           }
         })
@@ -89738,6 +89757,7 @@ function runBenchmarkProcess(job, settings) {
       clearTimeout(timer);
       clearTimeout(drain);
       killGroup(child2);
+      if (child2.pid !== void 0) for (const file of settings.leaves?.(child2.pid) ?? []) rmSync3(file, { force: true });
       resolve4(outcome);
     };
     const fail = (message) => {
@@ -89802,6 +89822,285 @@ ${output}` : message,
     child2.once("close", (code, signal) => exited(code, signal));
   });
 }
+
+// src/measure/micro/protocol.ts
+var ID_SEPARATOR = " > ";
+var taskIds = (load) => load.tasks.map((task) => `${load.file}${ID_SEPARATOR}${task}`);
+var LOOPS = ["benchgateLoop", "benchgateBatch"];
+var INLINED = "(task code inlined into the loop)";
+
+// src/measure/counts/schedule.ts
+async function measureCounts(plan) {
+  const now = plan.now ?? Date.now;
+  const started = now();
+  const jobs = plan.seeds.flatMap((seed) => {
+    const files = filesForSeed(plan.baseFiles, plan.headFiles, seed);
+    return [
+      { revision: plan.base, files: files.base, seed },
+      { revision: plan.head, files: files.head, seed }
+    ];
+  });
+  const temp = mkdtempSync2(path14.join(plan.tempDir ?? os10.tmpdir(), "benchgate-counts-"));
+  const results = /* @__PURE__ */ new Map();
+  try {
+    const parallel = Math.max(1, Math.min(plan.parallel ?? os10.availableParallelism(), jobs.length));
+    let next = 0;
+    const worker = async () => {
+      while (next < jobs.length) {
+        const job = jobs[next];
+        const dumpPrefix = path14.join(temp, `callgrind.${next++}`);
+        if (plan.deadline !== void 0 && now() > plan.deadline) {
+          results.set(job, { counts: [], skipped: true });
+          continue;
+        }
+        plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
+        const outcome = await runBenchmarkProcess(
+          {
+            kind: "count",
+            sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }],
+            dumpPrefix,
+            skip: [...plan.skip ?? []],
+            ...plan.figure ? { figure: plan.figure } : {}
+          },
+          {
+            runnerPath: plan.runnerPath,
+            stallTimeoutMs: plan.stallTimeoutMs,
+            cwd: job.revision.root,
+            command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, job.seed, void 0, plan.figure, { names: true }) },
+            leaves: (pid) => [perfMapOf(pid)]
+          }
+        );
+        if (!outcome.ok) {
+          results.set(job, { counts: [], error: outcome.message });
+          continue;
+        }
+        const failed2 = outcome.files.filter((load) => load.error).map((load) => `${load.file} did not load: ${load.error}`);
+        results.set(job, { counts: outcome.counts ?? [], ...failed2.length ? { error: failed2.join("; ") } : {} });
+      }
+    };
+    await Promise.all(Array.from({ length: parallel }, worker));
+    const failures = jobs.flatMap((job) => {
+      const error2 = results.get(job)?.error;
+      return error2 ? [`${job.revision.label} under seed ${job.seed}: ${error2}`] : [];
+    });
+    const skipped = plan.seeds.filter((seed) => jobs.some((job) => job.seed === seed && results.get(job)?.skipped));
+    const seeds = plan.seeds.filter((seed) => !skipped.includes(seed));
+    const benchmarks = collect(
+      jobs.filter((job) => seeds.includes(job.seed)),
+      results
+    );
+    const ran = jobs.filter((job) => !results.get(job)?.skipped).length;
+    return { benchmarks, seeds, skipped, processes: ran, failures, durationMs: now() - started };
+  } finally {
+    rmSync4(temp, { recursive: true, force: true });
+  }
+}
+function collect(jobs, results) {
+  const ids = /* @__PURE__ */ new Map();
+  for (const { counts } of jobs.map((job) => results.get(job)))
+    for (const count3 of counts) ids.set(count3.id, count3.id.slice(0, count3.id.indexOf(ID_SEPARATOR)));
+  const side2 = (label2, id, file) => {
+    const own = jobs.filter((job) => job.revision.label === label2 && job.files.includes(file));
+    if (!own.length) return {};
+    const counts = { instructions: [], unsteady: [] };
+    const missing = [];
+    for (const job of own) {
+      const result = results.get(job);
+      if (!result) return { error: `${label2} under seed ${job.seed} did not run` };
+      const count3 = result.counts.find((c) => c.id === id);
+      if (result.error && !count3) return { error: `${label2} under seed ${job.seed}: ${result.error}` };
+      if (!count3) {
+        missing.push(job.seed);
+        continue;
+      }
+      if (count3.error || count3.instructions === void 0)
+        return { error: `${label2} under seed ${job.seed}: ${count3.error ?? "no count"}` };
+      counts.instructions.push(count3.instructions);
+      if (count3.steady === false) counts.unsteady.push(job.seed);
+    }
+    if (missing.length === own.length) return {};
+    if (missing.length)
+      return {
+        error: `${label2} declared it under seed(s) ${own.filter((j) => !missing.includes(j.seed)).map((j) => j.seed).join(", ")} only, not ${missing.join(", ")}`
+      };
+    return { counts };
+  };
+  const rows = [...ids].sort(([a], [b]) => a.localeCompare(b)).map(([id, file]) => {
+    const base2 = side2("base", id, file);
+    const head = side2("head", id, file);
+    const error2 = base2.error ?? head.error;
+    return { id, file, base: base2.counts, head: head.counts, ...error2 ? { error: error2 } : {} };
+  });
+  const counted = new Set(ids.values());
+  const failedFiles = /* @__PURE__ */ new Map();
+  for (const job of jobs) {
+    const error2 = results.get(job)?.error;
+    if (!error2) continue;
+    for (const file of job.files)
+      if (!counted.has(file) && !failedFiles.has(file)) failedFiles.set(file, `${job.revision.label} under seed ${job.seed}: ${error2}`);
+  }
+  const failed2 = [...failedFiles].map(([file, error2]) => ({ id: file, file, base: void 0, head: void 0, error: error2 }));
+  return [...rows, ...failed2];
+}
+function filesForSeed(baseFiles, headFiles, seed) {
+  const order2 = seedOrder([.../* @__PURE__ */ new Set([...baseFiles, ...headFiles])].sort(), seed);
+  return { base: order2.filter((file) => baseFiles.includes(file)), head: order2.filter((file) => headFiles.includes(file)) };
+}
+function seedOrder(items, seed) {
+  const out = [...items];
+  if (seed === 1) return out;
+  let state = seed * 2654435761 >>> 0;
+  const next = () => {
+    state = Math.imul(state, 1664525) + 1013904223 >>> 0;
+    return state / 2 ** 32;
+  };
+  for (let i2 = out.length - 1; i2 > 0; i2--) {
+    const j = Math.floor(next() * (i2 + 1));
+    [out[i2], out[j]] = [out[j], out[i2]];
+  }
+  return out;
+}
+
+// src/explain/counts.ts
+var LISTED = 8;
+var OWN_LISTED = 3;
+async function explainCounts(plan) {
+  const started = Date.now();
+  const seed = 1;
+  const files = filesForSeed(plan.files.base, plan.files.head, seed);
+  const only = plan.targets.map((t) => t.id);
+  const temp = mkdtempSync3(path15.join(plan.tempDir, "benchgate-count-profile-"));
+  plan.log(`profiles: ${only.length} counted benchmark(s) in instructions, a callgrind process per revision`);
+  try {
+    const side2 = async (revision) => {
+      const dumpPrefix = path15.join(temp, `callgrind.${revision.label}`);
+      const outcome = await runBenchmarkProcess(
+        {
+          kind: "count",
+          sides: [{ revision: revision.label, root: revision.root, files: files[revision.label] }],
+          dumpPrefix,
+          skip: [...plan.skip],
+          profile: only,
+          figure: plan.figure
+        },
+        {
+          runnerPath: plan.runnerPath,
+          stallTimeoutMs: plan.stallTimeoutMs,
+          cwd: revision.root,
+          command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, seed, void 0, plan.figure, { names: true, functions: true }) },
+          leaves: (pid) => [perfMapOf(pid)]
+        }
+      );
+      return outcome.ok ? { counts: outcome.counts ?? [] } : { error: outcome.message };
+    };
+    const [base2, head] = await Promise.all([side2(plan.base), side2(plan.head)]);
+    const durationMs = Date.now() - started;
+    const results = /* @__PURE__ */ new Map();
+    for (const { id } of plan.targets) {
+      const of = (label2, outcome) => {
+        if ("error" in outcome) return `${label2}: ${outcome.error}`;
+        const count3 = outcome.counts.find((c) => c.id === id);
+        if (!count3) return `${label2}: the task was not counted`;
+        if (count3.error || count3.instructions === void 0) return `${label2}: ${count3.error ?? "no count"}`;
+        return count3;
+      };
+      const a = of("base", base2);
+      const b = of("head", head);
+      if (typeof a === "string" || typeof b === "string") {
+        results.set(id, { error: [a, b].filter((x) => typeof x === "string").join("; "), durationMs });
+        continue;
+      }
+      results.set(id, {
+        measure: "counts",
+        figure: plan.figure,
+        unit: "call",
+        seed,
+        perOp: { base: a.instructions, head: b.instructions },
+        ...compareFunctions(a.functions ?? [], b.functions ?? [], plan.targets.find((t) => t.id === id).file),
+        durationMs
+      });
+    }
+    return results;
+  } finally {
+    rmSync5(temp, { recursive: true, force: true });
+  }
+}
+function compareFunctions(base2, head, benchFile = "") {
+  const rows = /* @__PURE__ */ new Map();
+  const withCallees = /* @__PURE__ */ new Map();
+  const row = (f, of = rows) => {
+    const key = `${f.where.replace(/:\d+$/, "")}\0${f.function}`;
+    const entry = of.get(key) ?? { function: f.function, where: f.where, base: 0, head: 0 };
+    of.set(key, entry);
+    return entry;
+  };
+  for (const f of head) row(f).head += f.perCall;
+  for (const f of base2) row(f).base += f.perCall;
+  const own = (f) => /:\d+$/.test(f.where) && !f.where.startsWith("/") && !f.where.startsWith("node:") && !f.where.includes("node_modules/") && !f.where.startsWith(`${benchFile}:`);
+  for (const f of head.filter(own)) row(f, withCallees).head += f.inclusive ?? f.perCall;
+  for (const f of base2.filter(own)) row(f, withCallees).base += f.inclusive ?? f.perCall;
+  const ownCode = [...withCallees.values()].filter((r) => r.head - r.base >= 0.5).sort((x, y) => y.head - y.base - (x.head - x.base)).slice(0, OWN_LISTED);
+  const all = [...rows.values()];
+  const top = all.filter((r) => r.head - r.base >= 0.5).sort((x, y) => y.head - y.base - (x.head - x.base)).slice(0, LISTED);
+  const fell = all.filter((r) => r.base - r.head >= 0.5).sort((x, y) => y.base - y.head - (x.base - x.head)).slice(0, LISTED);
+  return { top, fell, ownCode };
+}
+var AGREEMENT = 0.02;
+function withCounted(profile, counted) {
+  if (!counted) return profile;
+  const off = (side2) => Math.abs(profile.perOp[side2] / counted[side2] - 1) > AGREEMENT;
+  return off("base") || off("head") ? { ...profile, disagrees: counted } : profile;
+}
+
+// src/explain/run.ts
+import { createHash as createHash3 } from "node:crypto";
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync10 } from "node:fs";
+import path17 from "node:path";
+import { pathToFileURL } from "node:url";
+
+// src/measure/http/profile.ts
+async function profileServers(benchmark, revisions, plan, profile) {
+  if (!runsNode(benchmark.start))
+    throw new ServerError("profiling needs a server started with `node \u2026`, which the probe can join; this one is not");
+  const order2 = Math.random() < 0.5 ? [...revisions] : [...revisions].reverse();
+  const servers = [];
+  try {
+    for (const revision of order2) servers.push(await ServerProcess.start(serverOptions(benchmark, revision, plan)));
+    const load = async (durationMs) => {
+      const settled2 = await Promise.allSettled(servers.map((server) => loadOn(server, benchmark, durationMs)));
+      const failed2 = settled2.find((s) => s.status === "rejected");
+      if (failed2) throw failed2.reason;
+      return settled2.map((s) => s.value);
+    };
+    for (const server of servers) await server.probe("start");
+    await load(profile.warmupMs);
+    for (const server of servers) {
+      const started = await server.probe(`profile-start ${profile.intervalUs}`, 5e3);
+      if (!started?.ok)
+        throw new ServerError(
+          `the probe in ${server.label}'s server could not start the profiler${started?.error ? `: ${started.error}` : ""}`
+        );
+    }
+    const results = await load(profile.durationMs);
+    const answered = {};
+    for (const [i2, server] of servers.entries()) {
+      const label2 = order2[i2].label;
+      const stopped = await server.probe(`profile-stop ${profile.outFiles[label2]}`, 2e4);
+      server.checkAlive("while profiled");
+      if (!stopped?.ok)
+        throw new ServerError(
+          `the probe in ${server.label}'s server did not write its profile${stopped?.error ? `: ${stopped.error}` : ""}`
+        );
+      answered[label2] = results[i2].traffic.responses;
+    }
+    return answered;
+  } finally {
+    await stopAll(servers);
+  }
+}
+
+// src/measure/micro/harness/typescript-files.ts
+var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
 
 // src/explain/functions.ts
 import { createHash as createHash2 } from "node:crypto";
@@ -96007,11 +96306,10 @@ function tokenText(value) {
 // src/explain/profile.ts
 import { existsSync as existsSync7, readFileSync as readFileSync9 } from "node:fs";
 import { SourceMap as SourceMap2 } from "node:module";
-import path14 from "node:path";
+import path16 from "node:path";
 import { fileURLToPath } from "node:url";
 var GC = "(garbage collector)";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
-var INLINED = "(task code inlined into the loop)";
 function summarizeProfile(profile, root, options = {}) {
   const maps = options.maps ?? new SourceMaps();
   const shapes = options.shapes ?? new FunctionShapes();
@@ -96156,7 +96454,7 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path14.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path16.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1, column: found.originalColumn ?? -1 };
   }
   load(file) {
@@ -96164,17 +96462,17 @@ var SourceMaps = class {
     let entry = null;
     try {
       const text2 = readFileSync9(file, "utf8");
-      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync7(`${file}.map`) ? `${path14.basename(file)}.map` : void 0);
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync7(`${file}.map`) ? `${path16.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
-        let dir = path14.dirname(file);
+        let dir = path16.dirname(file);
         const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
         if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
         else {
-          const mapFile = path14.resolve(dir, decodeURIComponent(reference));
+          const mapFile = path16.resolve(dir, decodeURIComponent(reference));
           if (!existsSync7(mapFile)) throw new Error("no map file");
           payload = JSON.parse(readFileSync9(mapFile, "utf8"));
-          dir = path14.dirname(mapFile);
+          dir = path16.dirname(mapFile);
         }
         entry = { map: new SourceMap2(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
@@ -96186,13 +96484,13 @@ var SourceMaps = class {
   }
 };
 function isOwnCode(file) {
-  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path14.isAbsolute(file) && !file.includes("://");
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path16.isAbsolute(file) && !file.includes("://");
 }
 function readable(file, root) {
-  const relative3 = path14.relative(root, file);
-  if (!relative3.startsWith("..") && !path14.isAbsolute(relative3)) return relative3.split(path14.sep).join("/");
-  const modules = file.lastIndexOf(`${path14.sep}node_modules${path14.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path14.sep).join("/") : file;
+  const relative3 = path16.relative(root, file);
+  if (!relative3.startsWith("..") && !path16.isAbsolute(relative3)) return relative3.split(path16.sep).join("/");
+  const modules = file.lastIndexOf(`${path16.sep}node_modules${path16.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path16.sep).join("/") : file;
 }
 
 // src/explain/run.ts
@@ -96226,7 +96524,7 @@ function profileSlug(id) {
 }
 async function typeScriptFor(profiles, runnerPath) {
   if (!profiles.some((profile) => profile.nodes.some((node) => isTypeScript(node.callFrame.url)))) return void 0;
-  const transform = path15.join(path15.dirname(runnerPath), "typescript.js");
+  const transform = path17.join(path17.dirname(runnerPath), "typescript.js");
   try {
     return (await import(pathToFileURL(transform).href)).transformWithMap;
   } catch {
@@ -96236,7 +96534,7 @@ async function typeScriptFor(profiles, runnerPath) {
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
-  const files = { base: path15.join(plan.dir, `${slug}.base.cpuprofile`), head: path15.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const files = { base: path17.join(plan.dir, `${slug}.base.cpuprofile`), head: path17.join(plan.dir, `${slug}.head.cpuprofile`) };
   const shared = target.kind === "micro" && target.file !== null && (plan.shared?.(target.file) ?? false);
   const duet = target.kind === "http" ? plan.duet?.(target.id) : void 0;
   const ops = { base: 0, head: 0 };
@@ -96258,10 +96556,10 @@ async function profileBoth(target, plan, started) {
       typeScript: target.kind === "micro" ? await typeScriptFor([profiles.base, profiles.head], plan.runnerPath) : void 0
     }),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file) => file.startsWith(path15.dirname(plan.runnerPath) + path15.sep) || file.startsWith(path15.dirname(plan.probePath) + path15.sep),
+    hidden: (file) => file.startsWith(path17.dirname(plan.runnerPath) + path17.sep) || file.startsWith(path17.dirname(plan.probePath) + path17.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
-    loops: ["benchgateLoop", "benchgateBatch"]
+    loops: LOOPS
   };
   const read = (side2) => summarizeProfile(profiles[side2], revisions[side2].root, options);
   const summaries = { base: read("base"), head: read("head") };
@@ -96316,22 +96614,22 @@ async function profileHttp(target, revisions, files, plan, duet) {
 }
 
 // src/util/affinity.ts
-import { execFileSync as execFileSync3 } from "node:child_process";
+import { execFileSync as execFileSync4 } from "node:child_process";
 function setAffinity(cpus, pid = process.pid) {
   return taskset(["-a", "-p", "-c", cpus, String(pid)]) !== void 0;
 }
 function taskset(args) {
   try {
-    return execFileSync3("taskset", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: childEnvironment() });
+    return execFileSync4("taskset", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: childEnvironment() });
   } catch {
     return void 0;
   }
 }
 
 // src/measure/http/pinning.ts
-import os10 from "node:os";
+import os11 from "node:os";
 function pinLoadGenerator(log2, duet = false) {
-  const cores = os10.availableParallelism();
+  const cores = os11.availableParallelism();
   if (cores < 2) {
     log2("CPU pinning skipped: it needs at least 2 cores");
     return void 0;
@@ -96357,70 +96655,6 @@ function splitCpus(cores, duet = false) {
   return { server: range(cores - serverCores, cores - 1), load: range(0, cores - serverCores - 1) };
 }
 
-// src/gate/explain.ts
-var MAX_PROFILED = 10;
-async function explainStage(run, judged2, micro, http5) {
-  const { options, config, tree } = run;
-  const mode = options.profile ?? "regressions";
-  const targets = judged2.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
-  if (!targets.length) return { benchmarks: judged2 };
-  const dir = path16.resolve(options.cwd, options.profileDir ?? path16.join(".benchgate", "profiles"));
-  if (options.profileDir === void 0) {
-    mkdirSync4(dir, { recursive: true });
-    writeFileSync(path16.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
-  }
-  const warmups = new Map(http5?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
-  const common = {
-    base: tree.base,
-    head: tree.head,
-    http: config.http,
-    dir,
-    runnerPath: options.runnerPath,
-    probePath: options.probePath,
-    socketDir: run.socketDir,
-    stallTimeoutMs: config.micro.taskTimeoutMs,
-    log: options.log,
-    // Profiled as measured: both revisions in one process, unless the file was measured in isolates or processes of its own.
-    shared: (file) => micro?.isolation === "alternate" && !micro.isolatedFiles?.includes(file)
-  };
-  const explanations = await explain({ ...common, targets: targets.filter((t) => t.kind !== "http") });
-  const loads = targets.filter((t) => t.kind === "http");
-  const pinning = http5?.mode === "duet" && loads.length ? pinLoadGenerator(options.log, true) : void 0;
-  const duet = (id) => {
-    const declared = config.http.find((b) => b.id === id);
-    return pinning?.sharedCpu !== void 0 && declared ? { serverPrefix: pinning.serverPrefix, warmupMs: warmups.get(id) ?? declared.warmupMs } : void 0;
-  };
-  if (loads.length)
-    for (const [id, explanation] of await explain({ ...common, targets: loads, duet }).finally(() => pinning?.release()))
-      explanations.set(id, explanation);
-  const benchmarks = judged2.map((b) => explanations.has(b.id) ? { ...b, profile: withAgreement(explanations.get(b.id), b) } : b);
-  return {
-    benchmarks,
-    profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir } : {}, benchmarks: targets.length }
-  };
-}
-function withAgreement(profile, benchmark) {
-  const measured = measuredCost(benchmark);
-  const agreed = "error" in profile || !measured ? void 0 : agreement(profile, measured);
-  return agreed ? { ...profile, agreement: agreed } : profile;
-}
-function measuredCost(b) {
-  const cost = (throughput) => 1 / (1 + throughput) - 1;
-  const ofCost = (c) => ({
-    estimate: cost(c.estimate),
-    low: cost(c.high),
-    high: cost(c.low)
-  });
-  const rounds = (of) => of.map(cost);
-  if (b.kind === "http") {
-    const cpu = b.http?.cpu;
-    return cpu?.change ? { baseUs: cpu.base.mainUs, headUs: cpu.head.mainUs, change: ofCost(cpu.change), rounds: rounds(cpu.rounds) } : void 0;
-  }
-  if (!b.base || !b.head || !b.change) return void 0;
-  const headOps = b.head.measured ?? b.head.opsPerSec;
-  return { baseUs: 1e6 / b.base.opsPerSec, headUs: 1e6 / headOps, change: ofCost(b.change), rounds: rounds(b.rounds) };
-}
-
 // src/config/budgets.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
 function literalLength(pattern) {
@@ -96442,194 +96676,17 @@ function measureFor(id, micro) {
   return ruleFor(id, micro.measures)?.measure ?? micro.measure;
 }
 
-// src/measure/counts/callgrind.ts
-import { execFileSync as execFileSync4, spawnSync } from "node:child_process";
-var INSTALL_LINE = "sudo apt-get install -y valgrind";
-function findCallgrind(valgrind = "valgrind") {
-  try {
-    const version2 = execFileSync4(valgrind, ["--version"], {
-      encoding: "utf8",
-      timeout: 1e4,
-      stdio: ["ignore", "pipe", "ignore"]
-    }).trim();
-    return { path: valgrind, version: version2 };
-  } catch {
-    throw new UserError(
-      `measure: counts runs each benchmark process under Valgrind's callgrind, and '${valgrind}' is not found here: install it (${INSTALL_LINE}), or measure time (measure: time, --measure time).`
-    );
-  }
-}
-function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "instructions") {
-  return [
-    "--tool=callgrind",
-    "--quiet",
-    // Cycles are estimated from the cache model's misses (task.ts readDump); it costs about 1.4x the time.
-    ...figure === "cycles" ? ["--cache-sim=yes"] : [],
-    `--callgrind-out-file=${dumpPrefix}`,
-    "--dump-before=uv_os_getpriority",
-    "--dump-instr=no",
-    "--dump-line=no",
-    node,
-    "--predictable",
-    "--predictable-gc-schedule",
-    `--hash-seed=${seed}`,
-    `--random-seed=${seed}`
-  ];
-}
-function installValgrind(log2) {
-  log2(`counts: valgrind is not installed here: ${INSTALL_LINE}`);
-  const run = (args) => spawnSync("sudo", ["-n", ...args], {
-    stdio: ["ignore", "ignore", "pipe"],
-    timeout: 5 * 6e4,
-    encoding: "utf8",
-    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
-  });
-  const installed = run(["apt-get", "install", "-y", "--no-install-recommends", "valgrind"]);
-  if (installed.status === 0) return true;
-  const updated = run(["apt-get", "update"]);
-  return updated.status === 0 && run(["apt-get", "install", "-y", "--no-install-recommends", "valgrind"]).status === 0;
-}
-
-// src/measure/counts/schedule.ts
-import { mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
-import os11 from "node:os";
-import path17 from "node:path";
-async function measureCounts(plan) {
-  const now = plan.now ?? Date.now;
-  const started = now();
-  const union = [.../* @__PURE__ */ new Set([...plan.baseFiles, ...plan.headFiles])].sort();
-  const jobs = plan.seeds.flatMap((seed) => {
-    const order2 = seedOrder(union, seed);
-    const ordered = (files) => order2.filter((file) => files.includes(file));
-    return [
-      { revision: plan.base, files: ordered(plan.baseFiles), seed },
-      { revision: plan.head, files: ordered(plan.headFiles), seed }
-    ];
-  });
-  const temp = mkdtempSync2(path17.join(plan.tempDir ?? os11.tmpdir(), "benchgate-counts-"));
-  const results = /* @__PURE__ */ new Map();
-  try {
-    const parallel = Math.max(1, Math.min(plan.parallel ?? os11.availableParallelism(), jobs.length));
-    let next = 0;
-    const worker = async () => {
-      while (next < jobs.length) {
-        const job = jobs[next];
-        const dumpPrefix = path17.join(temp, `callgrind.${next++}`);
-        if (plan.deadline !== void 0 && now() > plan.deadline) {
-          results.set(job, { counts: [], skipped: true });
-          continue;
-        }
-        plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
-        const outcome = await runBenchmarkProcess(
-          {
-            kind: "count",
-            sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }],
-            dumpPrefix,
-            skip: [...plan.skip ?? []],
-            ...plan.figure ? { figure: plan.figure } : {}
-          },
-          {
-            runnerPath: plan.runnerPath,
-            stallTimeoutMs: plan.stallTimeoutMs,
-            cwd: job.revision.root,
-            command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, job.seed, void 0, plan.figure) }
-          }
-        );
-        if (!outcome.ok) {
-          results.set(job, { counts: [], error: outcome.message });
-          continue;
-        }
-        const failed2 = outcome.files.filter((load) => load.error).map((load) => `${load.file} did not load: ${load.error}`);
-        results.set(job, { counts: outcome.counts ?? [], ...failed2.length ? { error: failed2.join("; ") } : {} });
-      }
-    };
-    await Promise.all(Array.from({ length: parallel }, worker));
-    const failures = jobs.flatMap((job) => {
-      const error2 = results.get(job)?.error;
-      return error2 ? [`${job.revision.label} under seed ${job.seed}: ${error2}`] : [];
-    });
-    const skipped = plan.seeds.filter((seed) => jobs.some((job) => job.seed === seed && results.get(job)?.skipped));
-    const seeds = plan.seeds.filter((seed) => !skipped.includes(seed));
-    const benchmarks = collect(
-      jobs.filter((job) => seeds.includes(job.seed)),
-      results
-    );
-    const ran = jobs.filter((job) => !results.get(job)?.skipped).length;
-    return { benchmarks, seeds, skipped, processes: ran, failures, durationMs: now() - started };
-  } finally {
-    rmSync3(temp, { recursive: true, force: true });
-  }
-}
-function collect(jobs, results) {
-  const ids = /* @__PURE__ */ new Map();
-  for (const { counts } of jobs.map((job) => results.get(job)))
-    for (const count3 of counts) ids.set(count3.id, count3.id.slice(0, count3.id.indexOf(ID_SEPARATOR)));
-  const side2 = (label2, id, file) => {
-    const own = jobs.filter((job) => job.revision.label === label2 && job.files.includes(file));
-    if (!own.length) return {};
-    const counts = { instructions: [], unsteady: [] };
-    const missing = [];
-    for (const job of own) {
-      const result = results.get(job);
-      if (!result) return { error: `${label2} under seed ${job.seed} did not run` };
-      const count3 = result.counts.find((c) => c.id === id);
-      if (result.error && !count3) return { error: `${label2} under seed ${job.seed}: ${result.error}` };
-      if (!count3) {
-        missing.push(job.seed);
-        continue;
-      }
-      if (count3.error || count3.instructions === void 0)
-        return { error: `${label2} under seed ${job.seed}: ${count3.error ?? "no count"}` };
-      counts.instructions.push(count3.instructions);
-      if (count3.steady === false) counts.unsteady.push(job.seed);
-    }
-    if (missing.length === own.length) return {};
-    if (missing.length)
-      return {
-        error: `${label2} declared it under seed(s) ${own.filter((j) => !missing.includes(j.seed)).map((j) => j.seed).join(", ")} only, not ${missing.join(", ")}`
-      };
-    return { counts };
-  };
-  const rows = [...ids].sort(([a], [b]) => a.localeCompare(b)).map(([id, file]) => {
-    const base2 = side2("base", id, file);
-    const head = side2("head", id, file);
-    const error2 = base2.error ?? head.error;
-    return { id, file, base: base2.counts, head: head.counts, ...error2 ? { error: error2 } : {} };
-  });
-  const counted = new Set(ids.values());
-  const failedFiles = /* @__PURE__ */ new Map();
-  for (const job of jobs) {
-    const error2 = results.get(job)?.error;
-    if (!error2) continue;
-    for (const file of job.files)
-      if (!counted.has(file) && !failedFiles.has(file)) failedFiles.set(file, `${job.revision.label} under seed ${job.seed}: ${error2}`);
-  }
-  const failed2 = [...failedFiles].map(([file, error2]) => ({ id: file, file, base: void 0, head: void 0, error: error2 }));
-  return [...rows, ...failed2];
-}
-function seedOrder(items, seed) {
-  const out = [...items];
-  if (seed === 1) return out;
-  let state = seed * 2654435761 >>> 0;
-  const next = () => {
-    state = Math.imul(state, 1664525) + 1013904223 >>> 0;
-    return state / 2 ** 32;
-  };
-  for (let i2 = out.length - 1; i2 > 0; i2--) {
-    const j = Math.floor(next() * (i2 + 1));
-    [out[i2], out[j]] = [out[j], out[i2]];
-  }
-  return out;
-}
-
 // src/measure/counts/server.ts
-import { existsSync as existsSync9, readFileSync as readFileSync12, rmSync as rmSync5 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync12, rmSync as rmSync7 } from "node:fs";
 import http4 from "node:http";
-import os12 from "node:os";
+import os13 from "node:os";
 import path18 from "node:path";
 
 // src/measure/counts/task.ts
-import { existsSync as existsSync8, readFileSync as readFileSync11, rmSync as rmSync4 } from "node:fs";
+import { closeSync, existsSync as existsSync8, openSync, readFileSync as readFileSync11, readSync, rmSync as rmSync6 } from "node:fs";
+import os12 from "node:os";
+import v8 from "node:v8";
+import vm from "node:vm";
 var BLOCK_INSTRUCTIONS = 1e6;
 var MEASURED_BLOCKS = 7;
 var STEADY_RUN = 2;
@@ -96645,17 +96702,70 @@ var CALL_BLOCKS = {
   measuredBlocks: MEASURED_BLOCKS,
   estimate: "median"
 };
+var Counter = class {
+  constructor(prefix, figure = "instructions") {
+    this.prefix = prefix;
+    this.figure = figure;
+  }
+  prefix;
+  figure;
+  dumps = 0;
+  /** Make callgrind dump the counts since the previous mark; the dump's number. */
+  mark() {
+    os12.getPriority();
+    return ++this.dumps;
+  }
+  /** The instructions of the segment that dump `n` ended (its file is removed). */
+  read(n) {
+    const file = `${this.prefix}.${n}`;
+    this.recorded?.push(file);
+    return readDump(file, this.figure, this.recorded !== void 0);
+  }
+  /**
+   * `count` blocks of `run()` back to back after a young collection (so where their scavenges fall depends on them
+   * alone, not on what the process allocated before): each block's instructions, its marker's call included.
+   */
+  async blocks(count3, run) {
+    const first = await this.marked(count3, run);
+    return Array.from({ length: count3 }, (_, k) => this.read(first + 1 + k));
+  }
+  /** While set, each block's dump is kept, in order, to be read function by function later (a profile's blocks). */
+  recorded;
+  /** Keep the next blocks' dumps (written with `--compress-strings=no`, callgrindArgs' `functions`). */
+  record() {
+    this.recorded = [];
+  }
+  /** The dumps kept since `record()` (the caller reads and removes them); recording stops. */
+  takeRecorded() {
+    const recorded = this.recorded ?? [];
+    this.recorded = void 0;
+    return recorded;
+  }
+  /** Runs `count` marked blocks after a young collection; the number of the mark before the first (its dump removed). */
+  async marked(count3, run) {
+    youngCollection();
+    const first = this.mark();
+    for (let k = 0; k < count3; k++) {
+      await run();
+      this.mark();
+    }
+    rmSync6(`${this.prefix}.${first}`, { force: true });
+    if (existsSync8(`${this.prefix}.${this.dumps + 1}`))
+      throw new Error("the task calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
+    return first;
+  }
+};
 var CYCLE_WEIGHTS = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
-function readDump(file, figure = "instructions") {
+function readDump(file, figure = "instructions", keep = false) {
   let text2;
   try {
-    text2 = readFileSync11(file, "utf8");
+    text2 = dumpHeader(file);
   } catch {
     throw new Error(
       `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`
     );
   }
-  rmSync4(file, { force: true });
+  if (!keep) rmSync6(file, { force: true });
   const totals = /^(?:totals|summary):((?:\s+\d+)+)/m.exec(text2);
   if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
   const values = totals[1].trim().split(/\s+/).map(Number);
@@ -96665,7 +96775,31 @@ function readDump(file, figure = "instructions") {
     throw new Error(`callgrind's dump ${file} has no cache events (events: ${events2.join(" ")}): cycles need --cache-sim=yes`);
   return events2.reduce((sum3, event, i2) => sum3 + (CYCLE_WEIGHTS[event] ?? 0) * (values[i2] ?? 0), 0);
 }
-async function countTask(loop, counter2, sizes = CALL_BLOCKS) {
+var HEADER = Buffer.alloc(16384);
+function dumpHeader(file) {
+  const fd = openSync(file, "r");
+  try {
+    const read = readSync(fd, HEADER, 0, HEADER.length, 0);
+    const summary2 = HEADER.subarray(0, read).indexOf("\nsummary:");
+    const end = summary2 < 0 ? -1 : HEADER.subarray(0, read).indexOf("\n", summary2 + 1);
+    if (end >= 0) return HEADER.toString("latin1", 0, end);
+  } finally {
+    closeSync(fd);
+  }
+  return readFileSync11(file, "utf8");
+}
+var collector;
+function collect2(options) {
+  if (!collector) {
+    v8.setFlagsFromString("--expose-gc");
+    collector = vm.runInNewContext("gc");
+  }
+  collector(options);
+}
+function youngCollection() {
+  collect2({ type: "minor", execution: "sync" });
+}
+async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
   const blocks = (count3, calls) => counter2.blocks(count3, () => loop(calls));
   const empty3 = async () => Math.min(...await blocks(3, 0));
   let overhead = await empty3();
@@ -96691,8 +96825,13 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS) {
       }
     }
   }
+  const profiling = profile && counter2 instanceof Counter;
+  if (profiling) counter2.record();
   overhead = await empty3();
+  const emptyDumps = profiling ? counter2.takeRecorded() : [];
+  if (profiling) counter2.record();
   const measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
+  const dumps = profiling ? { empty: emptyDumps, measured: counter2.takeRecorded(), batch } : void 0;
   const window2 = measured.reduce((sum3, x) => sum3 + x, 0) / measured.length;
   return {
     instructions: sizes.estimate === "window" ? window2 : median(measured),
@@ -96701,7 +96840,8 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS) {
     calls: batch * sizes.measuredBlocks,
     batch,
     warmupBlocks: perCall.length,
-    steady
+    steady,
+    ...dumps ? { dumps } : {}
   };
 }
 
@@ -96824,7 +96964,7 @@ var ServerCounter = class {
       await run();
       await this.mark();
     }
-    rmSync5(`${this.prefix}.${first}`, { force: true });
+    rmSync7(`${this.prefix}.${first}`, { force: true });
     if (existsSync9(`${this.prefix}.${this.dumps + 1}`))
       throw new Error("the server calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
     return Array.from({ length: count3 }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`, this.figure));
@@ -96886,7 +97026,7 @@ async function countServers(plan) {
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.parallel ?? os12.availableParallelism(), jobs.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.parallel ?? os13.availableParallelism(), jobs.length)) }, worker));
   return plan.benchmarks.map((benchmark) => {
     const own = jobs.filter((job) => job.benchmark === benchmark);
     const processes = own.filter((job) => results.get(job) !== "skipped").length;
@@ -97107,6 +97247,94 @@ function failed(id, file, message) {
   };
 }
 
+// src/gate/explain.ts
+var MAX_PROFILED = 10;
+async function explainStage(run, judged2, micro, http5, counted) {
+  const { options, config, tree } = run;
+  const mode = options.profile ?? "regressions";
+  const targets = judged2.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file, counted: !!counted && b.kind === "micro" && !!b.counts && !!b.file }));
+  if (!targets.length) return { benchmarks: judged2 };
+  const inCounts = counted && targets.some((t) => t.counted) ? await explainCounts({
+    targets: targets.filter((t) => t.counted).map((t) => ({ id: t.id, file: t.file })),
+    files: counted.files,
+    skip: counted.skip,
+    base: tree.base,
+    head: tree.head,
+    runnerPath: options.runnerPath,
+    valgrind: findCallgrind().path,
+    figure: config.micro.count,
+    stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
+    tempDir: run.socketDir,
+    log: options.log
+  }) : /* @__PURE__ */ new Map();
+  const timed = targets.filter((t) => !t.counted);
+  const dir = path19.resolve(options.cwd, options.profileDir ?? path19.join(".benchgate", "profiles"));
+  if (options.profileDir === void 0) {
+    mkdirSync4(dir, { recursive: true });
+    writeFileSync(path19.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
+  }
+  const warmups = new Map(http5?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
+  const common = {
+    base: tree.base,
+    head: tree.head,
+    http: config.http,
+    dir,
+    runnerPath: options.runnerPath,
+    probePath: options.probePath,
+    socketDir: run.socketDir,
+    stallTimeoutMs: config.micro.taskTimeoutMs,
+    log: options.log,
+    // Profiled as measured: both revisions in one process, unless the file was measured in isolates or processes of its own.
+    shared: (file) => micro?.isolation === "alternate" && !micro.isolatedFiles?.includes(file)
+  };
+  const explanations = timed.some((t) => t.kind !== "http") ? await explain({ ...common, targets: timed.filter((t) => t.kind !== "http") }) : /* @__PURE__ */ new Map();
+  for (const [id, explanation] of inCounts) explanations.set(id, explanation);
+  const loads = timed.filter((t) => t.kind === "http");
+  const pinning = http5?.mode === "duet" && loads.length ? pinLoadGenerator(options.log, true) : void 0;
+  const duet = (id) => {
+    const declared = config.http.find((b) => b.id === id);
+    return pinning?.sharedCpu !== void 0 && declared ? { serverPrefix: pinning.serverPrefix, warmupMs: warmups.get(id) ?? declared.warmupMs } : void 0;
+  };
+  if (loads.length)
+    for (const [id, explanation] of await explain({ ...common, targets: loads, duet }).finally(() => pinning?.release()))
+      explanations.set(id, explanation);
+  const benchmarks = judged2.map((b) => explanations.has(b.id) ? { ...b, profile: withAgreement(explanations.get(b.id), b) } : b);
+  return {
+    benchmarks,
+    profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir } : {}, benchmarks: targets.length }
+  };
+}
+function withAgreement(profile, benchmark) {
+  if ("measure" in profile) {
+    const { base: base2, head, seeds } = benchmark.counts ?? {};
+    const at2 = seeds?.indexOf(profile.seed) ?? -1;
+    const counted = base2 && head && at2 >= 0 ? { base: base2.seeds[at2], head: head.seeds[at2] } : void 0;
+    return withCounted(
+      profile,
+      counted?.base !== void 0 && counted.head !== void 0 ? counted : void 0
+    );
+  }
+  const measured = measuredCost(benchmark);
+  const agreed = "error" in profile || !measured ? void 0 : agreement(profile, measured);
+  return agreed ? { ...profile, agreement: agreed } : profile;
+}
+function measuredCost(b) {
+  const cost = (throughput) => 1 / (1 + throughput) - 1;
+  const ofCost = (c) => ({
+    estimate: cost(c.estimate),
+    low: cost(c.high),
+    high: cost(c.low)
+  });
+  const rounds = (of) => of.map(cost);
+  if (b.kind === "http") {
+    const cpu = b.http?.cpu;
+    return cpu?.change ? { baseUs: cpu.base.mainUs, headUs: cpu.head.mainUs, change: ofCost(cpu.change), rounds: rounds(cpu.rounds) } : void 0;
+  }
+  if (!b.base || !b.head || !b.change) return void 0;
+  const headOps = b.head.measured ?? b.head.opsPerSec;
+  return { baseUs: 1e6 / b.base.opsPerSec, headUs: 1e6 / headOps, change: ofCost(b.change), rounds: rounds(b.rounds) };
+}
+
 // src/gate/both.ts
 function joinCounted(timed, counted, micro, withHttp) {
   const other2 = (b, stage) => b.kind === "micro" && !b.error && measureFor(b.id, micro) === stage;
@@ -97177,27 +97405,27 @@ import { createRequire } from "module";
 import { basename as basename3, dirname as dirname3, normalize, relative as relative2, resolve as resolve2, sep as sep4 } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path31) {
-  let normalized = normalize(path31);
+function cleanPath(path32) {
+  let normalized = normalize(path32);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep4) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path31, separator) {
-  return path31.replace(SLASHES_REGEX, separator);
+function convertSlashes(path32, separator) {
+  return path32.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path31) {
-  return path31 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path31);
+function isRootDirectory(path32) {
+  return path32 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path32);
 }
-function normalizePath(path31, options) {
+function normalizePath(path32, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path31.includes("/") || path31.startsWith(".");
-  if (resolvePaths) path31 = resolve2(path31);
-  if (normalizePath$1 || pathNeedsCleaning) path31 = cleanPath(path31);
-  if (path31 === ".") return "";
-  const needsSeperator = path31[path31.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path31 + pathSeparator : path31, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path32.includes("/") || path32.startsWith(".");
+  if (resolvePaths) path32 = resolve2(path32);
+  if (normalizePath$1 || pathNeedsCleaning) path32 = cleanPath(path32);
+  if (path32 === ".") return "";
+  const needsSeperator = path32[path32.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path32 + pathSeparator : path32, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -97234,8 +97462,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path31 = directoryPath || ".";
-  if (filters.every((filter) => filter(path31, true))) paths.push(path31);
+  const path32 = directoryPath || ".";
+  if (filters.every((filter) => filter(path32, true))) paths.push(path32);
 };
 var empty$2 = () => {
 };
@@ -97287,26 +97515,26 @@ var empty2 = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty2;
 }
-var resolveSymlinksAsync = function(path31, state, callback$1) {
+var resolveSymlinksAsync = function(path32, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path31, (error2, resolvedPath) => {
+  fs3.realpath(path32, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
     fs3.stat(resolvedPath, (error$1, stat3) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat3.isDirectory() && isRecursive(path31, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat3.isDirectory() && isRecursive(path32, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat3, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path31, state, callback$1) {
+var resolveSymlinks = function(path32, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path31);
+    const resolvedPath = fs3.realpathSync(path32);
     const stat3 = fs3.statSync(resolvedPath);
-    if (stat3.isDirectory() && isRecursive(path31, resolvedPath, state)) return;
+    if (stat3.isDirectory() && isRecursive(path32, resolvedPath, state)) return;
     callback$1(stat3, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -97316,9 +97544,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path31, resolved, state) {
+function isRecursive(path32, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname3(path31);
+  let parent = dirname3(path32);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -97326,7 +97554,7 @@ function isRecursive(path31, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname3(parent);
   }
-  state.symlinks.set(path31, resolved);
+  state.symlinks.set(path32, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -97418,7 +97646,7 @@ var Queue = class {
     }
   }
 };
-var Counter = class {
+var Counter2 = class {
   _files = 0;
   _directories = 0;
   set files(num) {
@@ -97467,7 +97695,7 @@ var Walker = class {
       root: isRootDirectory(this.root) ? this.root : this.root.slice(0, -1),
       paths: [""].slice(0, 0),
       groups: [],
-      counts: new Counter(),
+      counts: new Counter2(),
       options,
       queue: new Queue((error2, state) => this.callbackInvoker(state, error2, callback$1)),
       symlinks: /* @__PURE__ */ new Map(),
@@ -97498,19 +97726,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path31 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path31)) continue;
-        this.pushDirectory(path31, paths, filters);
-        this.walkDirectory(this.state, path31, path31, depth - 1, this.walk);
+        let path32 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path32)) continue;
+        this.pushDirectory(path32, paths, filters);
+        this.walkDirectory(this.state, path32, path32, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path31 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path31, this.state, (stat3, resolvedPath) => {
+        let path32 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path32, this.state, (stat3, resolvedPath) => {
           if (stat3.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path31 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path31 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path32 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path32 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path31;
+            resolvedPath = useRealPaths ? resolvedPath : path32;
             const filename = basename3(resolvedPath);
             const directoryPath$1 = normalizePath(dirname3(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -97676,7 +97904,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path31) => isMatch(path31));
+    this.options.filters.push((path32) => isMatch(path32));
     return this;
   }
 };
@@ -97751,19 +97979,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path31) {
-  return path31.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path32) {
+  return path32.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path31) {
+function splitPattern(path32) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path31, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path31];
+  const result = import_picomatch2.default.scan(path32, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path32];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path31) => path31.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path31) => path31.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path32) => path32.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path32) => path32.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -97870,13 +98098,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path31 = format(p, isDirectory2);
-      const matches = matcher(path31) && !ignore2(path31);
-      if (matches) log(`matched ${path31}`);
+      const path32 = format(p, isDirectory2);
+      const matches = matcher(path32) && !ignore2(path32);
+      if (matches) log(`matched ${path32}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path31 = format(p, isDirectory2);
-      return matcher(path31) && !ignore2(path31);
+      const path32 = format(p, isDirectory2);
+      return matcher(path32) && !ignore2(path32);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -97966,7 +98194,7 @@ function exactFile(file) {
 
 // src/measure/micro/inventory.ts
 import { existsSync as existsSync10 } from "node:fs";
-import path19 from "node:path";
+import path20 from "node:path";
 async function loadInventory(sides, options) {
   return Promise.all(
     sides.map(async ({ revision, files }) => {
@@ -98001,9 +98229,9 @@ function installCommand(revision, install) {
   return typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
 }
 function packageFound(root, file, name2) {
-  for (let dir = path19.dirname(path19.join(root, file)); ; dir = path19.dirname(dir)) {
-    if (existsSync10(path19.join(dir, "node_modules", name2))) return true;
-    if (dir === root || path19.dirname(dir) === dir || !dir.startsWith(root)) return false;
+  for (let dir = path20.dirname(path20.join(root, file)); ; dir = path20.dirname(dir)) {
+    if (existsSync10(path20.join(dir, "node_modules", name2))) return true;
+    if (dir === root || path20.dirname(dir) === dir || !dir.startsWith(root)) return false;
   }
 }
 function describeRevision(revision) {
@@ -98920,7 +99148,7 @@ function splitByMeasure(micro, inventory, files) {
 }
 
 // src/measure/micro/schedule.ts
-import os13 from "node:os";
+import os14 from "node:os";
 
 // src/measure/micro/allocate.ts
 var PILOT_ROUNDS2 = 3;
@@ -99112,7 +99340,7 @@ async function measureMicro(plan) {
   const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
   const runOne = async (round4, unmeasured, into) => {
     const cpuBefore = sampleCpu();
-    const load1 = os13.loadavg()[0] ?? 0;
+    const load1 = os14.loadavg()[0] ?? 0;
     const taskTimes = allocation?.taskTimeMs;
     const outcomes = [];
     const skipNow = new Set(skip);
@@ -99450,13 +99678,13 @@ function microProcesses(run, files) {
 
 // src/measure/native/flags.ts
 import { readFileSync as readFileSync13 } from "node:fs";
-import path20 from "node:path";
+import path21 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync13(path20.join(root, "package.json"), "utf8");
+    const text2 = readFileSync13(path21.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -99466,7 +99694,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path20.posix.normalize(file);
+  const target = path21.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -99483,13 +99711,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path20.posix.normalize(script) !== target) return void 0;
+  if (!script || path21.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync15, rmSync as rmSync6, statSync as statSync5 } from "node:fs";
-import path23 from "node:path";
+import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync15, rmSync as rmSync8, statSync as statSync5 } from "node:fs";
+import path24 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
 // src/measure/native/figures.ts
@@ -99572,16 +99800,16 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path22 from "node:path";
+import path23 from "node:path";
 
 // src/util/manifest.ts
 import { readFileSync as readFileSync14 } from "node:fs";
-import path21 from "node:path";
+import path22 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path21.dirname(file); dir !== path21.dirname(dir); dir = path21.dirname(dir)) {
+  for (let dir = path22.dirname(file); dir !== path22.dirname(dir); dir = path22.dirname(dir)) {
     let manifest2;
     try {
-      manifest2 = JSON.parse(readFileSync14(path21.join(dir, "package.json"), "utf8"));
+      manifest2 = JSON.parse(readFileSync14(path22.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -99595,14 +99823,14 @@ function nearestManifest(file, accept) {
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path22.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path23.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
   const found = nearestManifest(entry, (manifest2) => manifest2.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path22.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path23.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -99614,7 +99842,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path22.resolve(root, file));
+  const wanted = real(path23.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -99642,7 +99870,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path22.sep).join("/");
+  const own = file.split(path23.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at2 = fullName.indexOf(" > ");
@@ -99652,7 +99880,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path22.resolve(file);
+    return path23.resolve(file);
   }
 }
 
@@ -99661,12 +99889,12 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync3(path23.join(options.tempDir, "native-"));
+  const dir = mkdtempSync4(path24.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path23.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path24.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
-    rmSync6(dir, { recursive: true, force: true });
+    rmSync8(dir, { recursive: true, force: true });
     const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
     return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
   }
@@ -99688,7 +99916,7 @@ function runNative(options) {
       watch.stop();
       killGroup(child2);
       const figures = read(problem === void 0);
-      rmSync6(dir, { recursive: true, force: true });
+      rmSync8(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join("; ");
       resolve4({
         revision: options.revision,
@@ -100023,7 +100251,7 @@ async function nativeStage(run, files, inventory, judged2) {
 
 // src/gate/policy.ts
 import { existsSync as existsSync11 } from "node:fs";
-import path24 from "node:path";
+import path25 from "node:path";
 
 // src/config/policy.ts
 function policyOf(config) {
@@ -100091,9 +100319,9 @@ function withPolicyOf(head, base2) {
 
 // src/gate/policy.ts
 function choosePolicy(own, tree, options) {
-  const file = path24.relative(options.cwd, path24.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path24.join(tree.base.root, file);
-  const outside = tree.base.worktree !== void 0 && path24.relative(tree.base.worktree, atBase).startsWith("..");
+  const file = path25.relative(options.cwd, path25.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path25.join(tree.base.root, file);
+  const outside = tree.base.worktree !== void 0 && path25.relative(tree.base.worktree, atBase).startsWith("..");
   const base2 = outside ? own : existsSync11(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base2, own);
@@ -100251,6 +100479,7 @@ function formatResolvable(benchmark) {
 var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
 var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base moved by the change";
 var COUNTS_LEGEND = "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
+var formatCount = (x) => x === 0 ? "0" : formatOps(x);
 var countUnit = (figure) => figure === "cycles" ? "cycles" : "instr";
 var CYCLES_LEGEND = "cycles: estimated from callgrind's cache model, an instruction a cycle, a first-level miss 10 more, a last-level miss 100 more (KCachegrind's weights): a model's cycles, not this machine's (no branch prediction, overlap or prefetching)";
 var SERVER_COUNTS_LEGEND = "counted load tests: instructions per request, the server's threads together, its requests sent one at a time under callgrind";
@@ -100425,10 +100654,10 @@ async function runGate(options) {
       known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
     }
   });
-  const socketDir = mkdtempSync4(path25.join(os14.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync7(socketDir, { recursive: true, force: true });
+  const socketDir = mkdtempSync5(path26.join(os15.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync9(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
-  const loadBefore = os14.loadavg();
+  const loadBefore = os15.loadavg();
   try {
     const { config, policy } = known.chosen;
     const loaded = known.found ? await checkBenchFiles({ config, tree, options }, known.found) : void 0;
@@ -100465,7 +100694,7 @@ async function runGate(options) {
     const timed = judge(run, micro, http5);
     const judged2 = counted ? joinCounted(timed, counted, run.config.micro, http5 !== void 0) : timed;
     const measureEnded = now();
-    const explained = await explainStage(run, judged2.benchmarks, micro, http5);
+    const explained = await explainStage(run, judged2.benchmarks, micro, http5, toCount);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;
     const checked = native?.benchmarks ?? explained.benchmarks;
     const timeGated = checked.some((b) => b.kind === "micro" && !b.counts);
@@ -100492,7 +100721,7 @@ async function runGate(options) {
         ),
         ...countsInfo ? { counts: countsInfo, measureMs: (micro?.durationMs ?? 0) + (http5?.durationMs ?? 0) + countsInfo.durationMs } : {}
       },
-      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os14.loadavg() } },
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os15.loadavg() } },
       ...part.shard ? { shard: part.shard } : {},
       ...policy ? { policy } : {},
       ...native ? { nativeCheck: native.info } : {},
@@ -100540,7 +100769,7 @@ function errorReport(message, toolVersion) {
 
 // src/report/github.ts
 import { existsSync as existsSync12, readFileSync as readFileSync16 } from "node:fs";
-import path26 from "node:path";
+import path27 from "node:path";
 var COMMENT_LIMIT = 65536;
 function commentMarker(gateKey) {
   return `<!-- benchgate: ${gateKey.replace(/-{2,}/g, "-").replace(/>/g, "")} -->`;
@@ -100599,30 +100828,48 @@ function closeOpenBlocks(text2) {
 }
 function regressionAnnotations(report2, projectDir, repoRoot, configFile) {
   return report2.benchmarks.filter((b) => b.verdict === "regression").flatMap((b) => {
-    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path26.join(projectDir, b.file ?? ""), taskName(b)];
+    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path27.join(projectDir, b.file ?? ""), taskName(b)];
     const annotations = [
       {
         level: "error",
         title: `benchgate: ${b.id} regressed`,
         message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
-        file: existsSync12(file) ? path26.relative(repoRoot, file) : void 0,
+        file: existsSync12(file) ? path27.relative(repoRoot, file) : void 0,
         line: existsSync12(file) ? lineOf(file, needle) : void 0
       }
     ];
-    const slower = b.profile && "ownCode" in b.profile ? b.profile.ownCode[0] : void 0;
-    const place = slower && /^(.+):(\d+)$/.exec(slower.location);
-    if (slower && place && existsSync12(path26.join(projectDir, place[1]))) {
-      const unit2 = b.profile.unit;
+    const slower = slowerFunction(b.id, b.profile);
+    const place = slower && /^(.+):(\d+)$/.exec(slower.where);
+    if (slower && place && existsSync12(path27.join(projectDir, place[1])))
       annotations.push({
         level: "notice",
-        title: `benchgate: ${slower.function} got slower`,
-        message: `${b.id}: ${slower.function} costs ${formatMicros(slower.headPerOpUs)} per ${unit2} at head, ${formatMicros(slower.basePerOpUs)} at base (CPU profiles, with what it calls)`,
-        file: path26.relative(repoRoot, path26.join(projectDir, place[1])),
+        title: `benchgate: ${slower.function} ${slower.verb}`,
+        message: slower.message,
+        file: path27.relative(repoRoot, path27.join(projectDir, place[1])),
         line: Number(place[2])
       });
-    }
     return annotations;
   });
+}
+function slowerFunction(id, profile) {
+  if (!profile || "error" in profile) return void 0;
+  if ("measure" in profile) {
+    const row2 = profile.ownCode[0];
+    const what = profile.figure === "cycles" ? "estimated cycles" : "instructions";
+    return row2 && {
+      function: row2.function,
+      where: row2.where,
+      verb: `runs more ${what}`,
+      message: `${id}: ${row2.function} runs ${formatCount(row2.head)} ${what} per call at head, ${formatCount(row2.base)} at base (callgrind, with what it calls)`
+    };
+  }
+  const row = profile.ownCode[0];
+  return row && {
+    function: row.function,
+    where: row.location,
+    verb: "got slower",
+    message: `${id}: ${row.function} costs ${formatMicros(row.headPerOpUs)} per ${profile.unit} at head, ${formatMicros(row.basePerOpUs)} at base (CPU profiles, with what it calls)`
+  };
 }
 function taskName(b) {
   const at2 = b.id.indexOf(" > ");
@@ -100867,7 +101114,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path27 from "node:path";
+import path28 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -100878,6 +101125,7 @@ function where(row) {
 function profileSections(id, profile) {
   const took = formatDuration(profile.durationMs);
   if ("error" in profile) return { title: `${id}: no CPU profile`, header: [], rows: [], ownCode: [], files: [], error: profile.error };
+  if ("measure" in profile) return countsSections(id, profile);
   const unit2 = profile.unit;
   const how = profile.process === "shared" ? ", both revisions in one process as measured" : profile.process === "duet" ? ", both servers at once on one shared core as measured: a sample counts the time a server waited for the core too, so read the change, not the size" : profile.process === "alone" ? ", each revision alone" : "";
   const disagreement = profile.agreement && !profile.agreement.agrees ? disagreementLine(profile, profile.agreement) : void 0;
@@ -100896,7 +101144,25 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit2}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path27.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path28.basename(file))
+  };
+}
+function countsSections(id, profile) {
+  const unit2 = countUnit(profile.figure === "cycles" ? "cycles" : void 0);
+  const what = profile.figure === "cycles" ? "estimated cycles" : "instructions";
+  const count3 = (x) => `${formatCount(x)} ${unit2}`;
+  const signed2 = (x) => `${x >= 0 ? "+" : "\u2212"}${count3(Math.abs(x))}`;
+  const row = (r) => [r.function, r.where, count3(r.base), count3(r.head), signed2(r.head - r.base)];
+  return {
+    title: `${id}: ${what} per call ${count3(profile.perOp.base)} \u2192 ${count3(profile.perOp.head)} (callgrind, seed ${profile.seed}, profiled in ${formatDuration(profile.durationMs)}, each revision alone; each function's own ${what}, without what it calls)`,
+    ...profile.disagrees ? {
+      disagreement: `the profiled process counted ${count3(profile.perOp.base)} \u2192 ${count3(profile.perOp.head)} a call where the verdict's seed ${profile.seed} counted ${count3(profile.disagrees.base)} \u2192 ${count3(profile.disagrees.head)}: it did not repeat that seed's process (a collection or a compilation fell elsewhere). The verdict is the seeds'; read the functions below as leads.`
+    } : {},
+    header: ["function", "where", "base", "head", "change per call"],
+    rows: profile.top.map(row),
+    ownCode: profile.ownCode.map((r) => `${r.function} (${r.where}): ${count3(r.base)} \u2192 ${count3(r.head)} per call, with what it calls`),
+    fell: profile.fell.map(row),
+    files: []
   };
 }
 var costOf = { call: "time a call", request: "main-thread CPU a request" };
@@ -101162,6 +101428,7 @@ function profileMarkdown(id, profile, report2) {
   if (sections.error) parts.push(pre(sections.error));
   else if (sections.rows.length === 0) parts.push(md`No function costs more per operation at head.`);
   else parts.push(table(sections.header, sections.rows, 2));
+  if (sections.fell?.length) parts.push(md``, md`and cost less at head:`, md``, table(sections.header, sections.fell, 2));
   if (sections.ownCode.length) parts.push(md``, ...sections.ownCode.map((line) => md`- in the project's code: ${line}`));
   if (sections.files.length) {
     const where2 = report2.pullRequest ? "in the action's profiles-dir output (upload it with actions/upload-artifact)" : report2.run?.profile?.dir ? `in ${report2.run.profile.dir}` : "";
@@ -101410,7 +101677,7 @@ function mergeRuns(runs) {
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
 import { existsSync as existsSync13, readFileSync as readFileSync17, statSync as statSync6 } from "node:fs";
-import path28 from "node:path";
+import path29 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -102898,6 +103165,9 @@ var report_schema_default = {
           $ref: "#/definitions/ProfileExplanation"
         },
         {
+          $ref: "#/definitions/CountsProfileExplanation"
+        },
+        {
           type: "object",
           properties: {
             error: {
@@ -102917,7 +103187,8 @@ var report_schema_default = {
           ],
           additionalProperties: false
         }
-      ]
+      ],
+      description: "A CPU profile of each revision (V8's sampler), or for a counted benchmark a profile in instructions (counts.ts)."
     },
     ProfileExplanation: {
       type: "object",
@@ -103268,6 +103539,159 @@ var report_schema_default = {
         "level"
       ],
       description: "Why a profile reads another change than the rounds. Codes, so an uploaded report cannot turn them into text."
+    },
+    CountsProfileExplanation: {
+      type: "object",
+      properties: {
+        measure: {
+          type: "string",
+          const: "counts"
+        },
+        figure: {
+          $ref: "#/definitions/CountedFigure"
+        },
+        unit: {
+          type: "string",
+          const: "call"
+        },
+        seed: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "The seed both revisions were profiled under."
+        },
+        perOp: {
+          type: "object",
+          properties: {
+            base: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            head: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "The task's count a call in the profiled process (what the table adds up to): seed 1's."
+        },
+        disagrees: {
+          type: "object",
+          properties: {
+            base: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            head: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "The verdict's counts a call under the profile's seed, set when the profiled ones differ from them by more than AGREEMENT: the profiled process did not repeat that seed's (counts under one seed repeat to 0.01% or better)."
+        },
+        top: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/CountedFunctionRow"
+          },
+          description: "The functions whose own count a call grew most.",
+          maxItems: 1e4
+        },
+        fell: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/CountedFunctionRow"
+          },
+          description: "The functions whose own count a call fell most (a fix moves work: what it saved is the other half).",
+          maxItems: 1e4
+        },
+        ownCode: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/CountedFunctionRow"
+          },
+          description: "The project's own functions (not its dependencies, not the bench file) whose count a call with what they call grew most.",
+          maxItems: 1e4
+        },
+        durationMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "measure",
+        "figure",
+        "unit",
+        "seed",
+        "perOp",
+        "top",
+        "fell",
+        "ownCode",
+        "durationMs"
+      ],
+      additionalProperties: false,
+      description: "What a counted micro-benchmark's profile shows: its functions in instructions (or estimated cycles) per call."
+    },
+    CountedFigure: {
+      type: "string",
+      enum: [
+        "instructions",
+        "cycles"
+      ],
+      description: "What counts mode counts: instructions, or cycles estimated from callgrind's cache model (measure/counts/task.ts readDump)."
+    },
+    CountedFunctionRow: {
+      type: "object",
+      properties: {
+        function: {
+          type: "string",
+          maxLength: 16384
+        },
+        where: {
+          type: "string",
+          maxLength: 16384
+        },
+        base: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        head: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "function",
+        "where",
+        "base",
+        "head"
+      ],
+      additionalProperties: false,
+      description: "A function's own count a call at each revision (0 where it did not run, or cost under half an instruction a call)."
     },
     NativeComparison: {
       type: "object",
@@ -104418,7 +104842,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync13(path28.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path28.resolve(cwd, pattern)];
+    if (existsSync13(path29.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path29.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -104427,7 +104851,7 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/secrets.ts
-import { closeSync, openSync, readFileSync as readFileSync18, readSync, writeSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync18, readSync as readSync2, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -104450,9 +104874,9 @@ function wipeInitialEnvironment(names) {
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);
     if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start || end - start > 16 * 1024 * 1024) return false;
-    fd = openSync("/proc/self/mem", "r+");
+    fd = openSync2("/proc/self/mem", "r+");
     const block = Buffer.alloc(end - start);
-    readSync(fd, block, 0, block.length, start);
+    readSync2(fd, block, 0, block.length, start);
     let offset2 = 0;
     while (offset2 < block.length) {
       let stop = block.indexOf(0, offset2);
@@ -104470,14 +104894,14 @@ function wipeInitialEnvironment(names) {
   } catch {
     return false;
   } finally {
-    if (fd !== void 0) closeSync(fd);
+    if (fd !== void 0) closeSync2(fd);
   }
 }
 
 // src/util/signals.ts
-import os15 from "node:os";
+import os16 from "node:os";
 function signalExitCode(signal) {
-  return 128 + os15.constants.signals[signal];
+  return 128 + os16.constants.signals[signal];
 }
 var SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
 var CRASH_REPORT_MS = 6e4;
@@ -104697,8 +105121,8 @@ ${options.body}`;
 }
 
 // src/history/publish.ts
-import { cpSync as cpSync3, existsSync as existsSync14, mkdirSync as mkdirSync5, readdirSync as readdirSync7, rmSync as rmSync8, writeFileSync as writeFileSync2 } from "node:fs";
-import path29 from "node:path";
+import { cpSync as cpSync3, existsSync as existsSync14, mkdirSync as mkdirSync5, readdirSync as readdirSync7, rmSync as rmSync10, writeFileSync as writeFileSync2 } from "node:fs";
+import path30 from "node:path";
 
 // src/history/site.ts
 var import_picomatch4 = __toESM(require_picomatch2(), 1);
@@ -104947,25 +105371,25 @@ bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions fee
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync14(path29.join(options.assets, "site.js")))
+  if (!existsSync14(path30.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
   if (existsSync14(out)) {
     const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync8(path29.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync10(path30.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path29.join(out, file.path);
-    mkdirSync5(path29.dirname(target), { recursive: true });
+    const target = path30.join(out, file.path);
+    mkdirSync5(path30.dirname(target), { recursive: true });
     writeFileSync2(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync5(path29.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync3(path29.join(options.assets, asset), path29.join(out, "assets", asset));
-  writeFileSync2(path29.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync5(path30.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync3(path30.join(options.assets, asset), path30.join(out, "assets", asset));
+  writeFileSync2(path30.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -105675,7 +106099,7 @@ async function runAction(deps) {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-      runnerTemp: env.RUNNER_TEMP ?? path30.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
+      runnerTemp: env.RUNNER_TEMP ?? path31.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? "",
       ...env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}
     });
@@ -105708,7 +106132,7 @@ async function runAction(deps) {
       soloCheck: settings.soloProcesses === void 0 ? void 0 : { processes: settings.soloProcesses },
       childEnv: settings.env,
       policy: settings.policy,
-      profileDir: path30.join(settings.reportDir, "profiles"),
+      profileDir: path31.join(settings.reportDir, "profiles"),
       log: (line) => core.info(logLine(line)),
       onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
       onCleanup: (cleanup) => trap.onCleanup(cleanup)
@@ -105751,7 +106175,7 @@ function historyDeps(deps) {
     log: (line) => deps.core.info(logLine(line)),
     warn: (line) => deps.core.warning(logLine(line)),
     site: {
-      assets: path30.join(path30.dirname(deps.runnerPath), "site"),
+      assets: path31.join(path31.dirname(deps.runnerPath), "site"),
       version: deps.version,
       serverUrl: deps.env.GITHUB_SERVER_URL ?? "https://github.com"
     }
@@ -105767,8 +106191,8 @@ async function publish(report2, settings, deps, extra) {
   const markdown = extra ? `${renderMarkdown(report2)}
 ${extra}
 ` : renderMarkdown(report2);
-  const jsonPath = path30.join(settings.reportDir, "report.json");
-  const markdownPath = path30.join(settings.reportDir, "report.md");
+  const jsonPath = path31.join(settings.reportDir, "report.json");
+  const markdownPath = path31.join(settings.reportDir, "report.md");
   writeFileSync3(jsonPath, `${JSON.stringify(report2, null, 2)}
 `);
   writeFileSync3(markdownPath, markdown);
@@ -105778,14 +106202,14 @@ ${extra}
   core.setOutput("report-json", jsonPath);
   core.setOutput("report-markdown", markdownPath);
   core.setOutput("profiles-dir", report2.run?.profile?.dir ?? "");
-  const site = settings.publishDir && existsSync15(path30.join(settings.publishDir, "index.html")) ? settings.publishDir : "";
+  const site = settings.publishDir && existsSync15(path31.join(settings.publishDir, "index.html")) ? settings.publishDir : "";
   core.setOutput("site-dir", site);
   const commentProblem = await comment(report2, markdown, settings, deps);
   await core.summary.addRaw(commentProblem ? `${markdown}
 > [!WARNING]
 > ${escapeText(commentProblem)}
 ` : markdown, true).write();
-  const configFile = path30.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
+  const configFile = path31.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
     core[annotation.level](annotation.message, {
@@ -105837,7 +106261,7 @@ function mergedReport(settings, version2) {
     if (!settings.shardReports)
       throw new UserError("Input 'shard-reports' is required with mode: merge: the shard reports, e.g. shards/*.json.");
     const files = reportFiles([settings.shardReports], settings.workingDirectory);
-    report2 = mergeShards(files.map((file) => ({ file: path30.relative(settings.workingDirectory, file), report: readReport2(file) })));
+    report2 = mergeShards(files.map((file) => ({ file: path31.relative(settings.workingDirectory, file), report: readReport2(file) })));
     if (settings.base && /^[0-9a-f]{40}$/.test(settings.base) && report2.base?.sha !== settings.base)
       throw new UserError(
         `The shard reports compare against ${report2.base?.sha ?? "no commit"}, but this workflow's base is ${settings.base}: refusing them.`

@@ -3265,8 +3265,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path27) {
-      let input = path27;
+    function removeDotSegments(path28) {
+      let input = path28;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -3340,11 +3340,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path27) {
-      if (path27 === "" || path27[0] === "/") {
-        return removeDotSegments(path27);
+    function removeDotSegmentsRelative(path28) {
+      if (path28 === "" || path28[0] === "/") {
+        return removeDotSegments(path28);
       }
-      const segments = path27.split("/");
+      const segments = path28.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -3707,8 +3707,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path27 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path27 && path27 !== "/" ? path27 : void 0;
+        const path28 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path28 && path28 !== "/" ? path28 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -7166,17 +7166,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path27) {
-      const ctrl = callVisitor(key, node, visitor, path27);
+    function visit_(key, node, visitor, path28) {
+      const ctrl = callVisitor(key, node, visitor, path28);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path27, ctrl);
-        return visit_(key, ctrl, visitor, path27);
+        replaceNode(key, path28, ctrl);
+        return visit_(key, ctrl, visitor, path28);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path27 = Object.freeze(path27.concat(node));
+          path28 = Object.freeze(path28.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path27);
+            const ci = visit_(i2, node.items[i2], visitor, path28);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7187,13 +7187,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path27 = Object.freeze(path27.concat(node));
-          const ck = visit_("key", node.key, visitor, path27);
+          path28 = Object.freeze(path28.concat(node));
+          const ck = visit_("key", node.key, visitor, path28);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path27);
+          const cv = visit_("value", node.value, visitor, path28);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7214,17 +7214,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path27) {
-      const ctrl = await callVisitor(key, node, visitor, path27);
+    async function visitAsync_(key, node, visitor, path28) {
+      const ctrl = await callVisitor(key, node, visitor, path28);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path27, ctrl);
-        return visitAsync_(key, ctrl, visitor, path27);
+        replaceNode(key, path28, ctrl);
+        return visitAsync_(key, ctrl, visitor, path28);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path27 = Object.freeze(path27.concat(node));
+          path28 = Object.freeze(path28.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path27);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path28);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7235,13 +7235,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path27 = Object.freeze(path27.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path27);
+          path28 = Object.freeze(path28.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path28);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path27);
+          const cv = await visitAsync_("value", node.value, visitor, path28);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7268,23 +7268,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path27) {
+    function callVisitor(key, node, visitor, path28) {
       if (typeof visitor === "function")
-        return visitor(key, node, path27);
+        return visitor(key, node, path28);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path27);
+        return visitor.Map?.(key, node, path28);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path27);
+        return visitor.Seq?.(key, node, path28);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path27);
+        return visitor.Pair?.(key, node, path28);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path27);
+        return visitor.Scalar?.(key, node, path28);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path27);
+        return visitor.Alias?.(key, node, path28);
       return void 0;
     }
-    function replaceNode(key, path27, node) {
-      const parent = path27[path27.length - 1];
+    function replaceNode(key, path28, node) {
+      const parent = path28[path28.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -7896,10 +7896,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node3 = require_Node();
-    function collectionFromPath(schema2, path27, value) {
+    function collectionFromPath(schema2, path28, value) {
       let v = value;
-      for (let i2 = path27.length - 1; i2 >= 0; --i2) {
-        const k = path27[i2];
+      for (let i2 = path28.length - 1; i2 >= 0; --i2) {
+        const k = path28[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -7918,7 +7918,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path27) => path27 == null || typeof path27 === "object" && !!path27[Symbol.iterator]().next().done;
+    var isEmptyPath = (path28) => path28 == null || typeof path28 === "object" && !!path28[Symbol.iterator]().next().done;
     var Collection = class extends Node3.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -7948,11 +7948,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path27, value) {
-        if (isEmptyPath(path27))
+      addIn(path28, value) {
+        if (isEmptyPath(path28))
           this.add(value);
         else {
-          const [key, ...rest] = path27;
+          const [key, ...rest] = path28;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -7966,8 +7966,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path27) {
-        const [key, ...rest] = path27;
+      deleteIn(path28) {
+        const [key, ...rest] = path28;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -7981,8 +7981,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path27, keepScalar) {
-        const [key, ...rest] = path27;
+      getIn(path28, keepScalar) {
+        const [key, ...rest] = path28;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -8000,8 +8000,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path27) {
-        const [key, ...rest] = path27;
+      hasIn(path28) {
+        const [key, ...rest] = path28;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -8011,8 +8011,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path27, value) {
-        const [key, ...rest] = path27;
+      setIn(path28, value) {
+        const [key, ...rest] = path28;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -10527,9 +10527,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path27, value) {
+      addIn(path28, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path27, value);
+          this.contents.addIn(path28, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -10604,14 +10604,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path27) {
-        if (Collection.isEmptyPath(path27)) {
+      deleteIn(path28) {
+        if (Collection.isEmptyPath(path28)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path27) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path28) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -10626,10 +10626,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path27, keepScalar) {
-        if (Collection.isEmptyPath(path27))
+      getIn(path28, keepScalar) {
+        if (Collection.isEmptyPath(path28))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path27, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path28, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -10640,10 +10640,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path27) {
-        if (Collection.isEmptyPath(path27))
+      hasIn(path28) {
+        if (Collection.isEmptyPath(path28))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path27) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path28) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -10660,13 +10660,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path27, value) {
-        if (Collection.isEmptyPath(path27)) {
+      setIn(path28, value) {
+        if (Collection.isEmptyPath(path28)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path27), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path28), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path27, value);
+          this.contents.setIn(path28, value);
         }
       }
       /**
@@ -12627,9 +12627,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path27) => {
+    visit.itemAtPath = (cst, path28) => {
       let item = cst;
-      for (const [field, index] of path27) {
+      for (const [field, index] of path28) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -12638,23 +12638,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path27) => {
-      const parent = visit.itemAtPath(cst, path27.slice(0, -1));
-      const field = path27[path27.length - 1][0];
+    visit.parentCollection = (cst, path28) => {
+      const parent = visit.itemAtPath(cst, path28.slice(0, -1));
+      const field = path28[path28.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path27, item, visitor) {
-      let ctrl = visitor(item, path27);
+    function _visit(path28, item, visitor) {
+      let ctrl = visitor(item, path28);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path27.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path28.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -12665,10 +12665,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path27);
+            ctrl = ctrl(item, path28);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path27) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path28) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -15221,14 +15221,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path27 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path28 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path27 && path27[0] !== "/") {
-          path27 = `/${path27}`;
+        if (path28 && path28[0] !== "/") {
+          path28 = `/${path28}`;
         }
-        return new URL(`${origin}${path27}`);
+        return new URL(`${origin}${path28}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -15679,39 +15679,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path27, origin }
+          request: { method, path: path28, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path27);
+        debuglog("sending request to %s %s/%s", method, origin, path28);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path27, origin },
+          request: { method, path: path28, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path27,
+          path28,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path27, origin }
+          request: { method, path: path28, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path27);
+        debuglog("trailers received from %s %s/%s", method, origin, path28);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path27, origin },
+          request: { method, path: path28, origin },
           error
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path27,
+          path28,
           error.message
         );
       });
@@ -15760,9 +15760,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path27, origin }
+            request: { method, path: path28, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path27);
+          debuglog("sending request to %s %s/%s", method, origin, path28);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -15825,7 +15825,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path27,
+        path: path28,
         method,
         body,
         headers,
@@ -15840,11 +15840,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path27 !== "string") {
+        if (typeof path28 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path27[0] !== "/" && !(path27.startsWith("http://") || path27.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path28[0] !== "/" && !(path28.startsWith("http://") || path28.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path27)) {
+        } else if (invalidPathRegex.test(path28)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -15910,7 +15910,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path27, query) : path27;
+        this.path = query ? buildURL(path28, query) : path28;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -20603,7 +20603,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request) {
-      const { method, path: path27, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path28, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -20684,7 +20684,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path27} HTTP/1.1\r
+      let header = `${method} ${path28} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -21213,7 +21213,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request) {
       const session = client[kHTTP2Session];
-      const { method, path: path27, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
+      const { method, path: path28, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade) {
         util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
@@ -21310,7 +21310,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path27;
+      headers[HTTP2_HEADER_PATH] = path28;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -21663,9 +21663,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path27 = search ? `${pathname}${search}` : pathname;
+        const path28 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path27;
+        this.opts.path = path28;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -22904,10 +22904,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path27 = "/",
+          path: path28 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path27;
+        opts.path = origin + path28;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -24879,20 +24879,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path27) {
-      if (typeof path27 !== "string") {
-        return path27;
+    function safeUrl(path28) {
+      if (typeof path28 !== "string") {
+        return path28;
       }
-      const pathSegments = path27.split("?");
+      const pathSegments = path28.split("?");
       if (pathSegments.length !== 2) {
-        return path27;
+        return path28;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path27, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path27);
+    function matchKey(mockDispatch2, { path: path28, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path28);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -24914,7 +24914,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path27 }) => matchValue(safeUrl(path27), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path28 }) => matchValue(safeUrl(path28), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -24952,9 +24952,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path27, method, body, headers, query } = opts;
+      const { path: path28, method, body, headers, query } = opts;
       return {
-        path: path27,
+        path: path28,
         method,
         body,
         headers,
@@ -25417,10 +25417,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path27, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
+          ({ method, path: path28, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path27,
+            Path: path28,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -30299,9 +30299,9 @@ var require_util7 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path27) {
-      for (let i2 = 0; i2 < path27.length; ++i2) {
-        const code = path27.charCodeAt(i2);
+    function validateCookiePath(path28) {
+      for (let i2 = 0; i2 < path28.length; ++i2) {
+        const code = path28.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -33221,11 +33221,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path27 = opts.path;
+          let path28 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path27 = `/${path27}`;
+            path28 = `/${path28}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path27);
+          url = new URL(util.parseOrigin(url).origin + path28);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -33399,8 +33399,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path27) {
-          var pathArray = getPathArray(path27);
+        paths.forEach(function(path28) {
+          var pathArray = getPathArray(path28);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -33414,14 +33414,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path27, appendMode) {
-      if (!path27) {
+    function addExistingPath(array, path28, appendMode) {
+      if (!path28) {
         return;
       }
       if (appendMode) {
-        array.unshift(path27);
+        array.unshift(path28);
       } else {
-        array.push(path27);
+        array.push(path28);
       }
     }
   }
@@ -34213,7 +34213,7 @@ var require_has_flag = __commonJS({
 var require_supports_colors = __commonJS({
   "node_modules/@colors/colors/lib/system/supports-colors.js"(exports2, module2) {
     "use strict";
-    var os12 = __require("os");
+    var os13 = __require("os");
     var hasFlag = require_has_flag();
     var env = process.env;
     var forceColor = void 0;
@@ -34251,7 +34251,7 @@ var require_supports_colors = __commonJS({
       }
       var min = forceColor ? 1 : 0;
       if (process.platform === "win32") {
-        var osRelease = os12.release().split(".");
+        var osRelease = os13.release().split(".");
         if (Number(process.versions.node.split(".")[0]) >= 8 && Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -36371,15 +36371,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path27 = [graph[toModel].parent, toModel];
+      const path28 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path27.unshift(graph[cur].parent);
+        path28.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path27;
+      fn.conversion = path28;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -36619,7 +36619,7 @@ var require_has_flag2 = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports2, module2) {
     "use strict";
-    var os12 = __require("os");
+    var os13 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag2();
     var { env } = process;
@@ -36667,7 +36667,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os12.release().split(".");
+        const osRelease = os13.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -45205,7 +45205,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path27 = __require("path");
+    var path28 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -45263,7 +45263,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i2 = 0; i2 < numWorkers; i2++) {
-          const worker = new Worker(path27.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path28.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data: data2, error } = msg;
             if (cmd === "RESULT") {
@@ -54274,11 +54274,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path27) {
-      if (!path27 || typeof path27 !== "string") {
+    function lookup2(path28) {
+      if (!path28 || typeof path28 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path27).toLowerCase().substr(1);
+      var extension2 = extname("x." + path28).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -55418,7 +55418,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path27 = __require("path");
+    var path28 = __require("path");
     var http4 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -55549,11 +55549,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path27.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path28.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path27.basename(options.filename || value && (value.name || value.path));
+        filename = path28.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn2(value, "httpVersion")) {
-        filename = path27.basename(value.client._httpMessage.path || "");
+        filename = path28.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -55746,8 +55746,8 @@ var require_multipart = __commonJS({
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path27 = resolve3(string);
-          const data2 = readFileSync19(path27, "utf8");
+          const path28 = resolve3(string);
+          const data2 = readFileSync19(path28, "utf8");
           return JSON.parse(data2);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -55761,14 +55761,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path27 = obj[key] && obj[key].path;
-            if (!path27) {
+            const path28 = obj[key] && obj[key].path;
+            if (!path28) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync19(path27);
+            const buffer = readFileSync19(path28);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path27)
+              filename: basename2(path28)
             }, opts));
             break;
           }
@@ -58089,14 +58089,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path27) {
-      if (typeof path27 === "string") {
+    function safeRequire(path28) {
+      if (typeof path28 === "string") {
         try {
-          return __require(path27);
+          return __require(path28);
         } catch (err) {
         }
       }
-      return path27;
+      return path28;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -60577,7 +60577,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path27 = reqData.path;
+        const path28 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -60588,7 +60588,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path27} HTTP/1.1`
+          `${method} ${path28} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -62634,9 +62634,9 @@ var require_autocannon = __commonJS({
     "use strict";
     var crossArgv = require_cross_argv();
     var fs = __require("fs");
-    var os12 = __require("os");
+    var os13 = __require("os");
     var net3 = __require("net");
-    var path27 = __require("path");
+    var path28 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -62751,7 +62751,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path27.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path28.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -62865,7 +62865,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path27.join(__dirname, "lib/preload"));
+        alterPath.unshift(path28.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -62889,7 +62889,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path27.join(os12.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path28.join(os13.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -63167,8 +63167,8 @@ var require_utils4 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path27, { windows } = {}) => {
-      const segs = path27.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path28, { windows } = {}) => {
+      const segs = path28.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -76401,9 +76401,9 @@ var require_lib134 = __commonJS({
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync7, mkdtempSync as mkdtempSync5, rmSync as rmSync10, writeFileSync as writeFileSync4 } from "node:fs";
-import os11 from "node:os";
-import path26 from "node:path";
+import { mkdirSync as mkdirSync7, mkdtempSync as mkdtempSync6, rmSync as rmSync12, writeFileSync as writeFileSync4 } from "node:fs";
+import os12 from "node:os";
+import path27 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -76466,17 +76466,17 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path27, width = 60) {
-  if (path27.length <= width) return path27;
+function formatPath(path28, width = 60) {
+  if (path28.length <= width) return path28;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path27.slice(0, start)}\u2026${path27.slice(path27.length - (keep - start))} (${path27.length} characters)`;
+  return `${path28.slice(0, start)}\u2026${path28.slice(path28.length - (keep - start))} (${path28.length} characters)`;
 }
 
 // src/gate/run.ts
-import { mkdtempSync as mkdtempSync4, rmSync as rmSync7 } from "node:fs";
-import os9 from "node:os";
-import path19 from "node:path";
+import { mkdtempSync as mkdtempSync5, rmSync as rmSync9 } from "node:fs";
+import os10 from "node:os";
+import path20 from "node:path";
 
 // src/checkout/revisions.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
@@ -80252,7 +80252,7 @@ function pushLatencyRatios(into, pair) {
 
 // src/gate/explain.ts
 import { mkdirSync as mkdirSync4, writeFileSync } from "node:fs";
-import path10 from "node:path";
+import path13 from "node:path";
 
 // src/explain/agreement.ts
 var METHOD_FLOOR = 0.1;
@@ -80282,59 +80282,56 @@ function agreement(profile, measured) {
   return { ...result, disagrees: opposite ? "direction" : "size", reason: within(profileChangeWithoutGc) ? "gc" : "level" };
 }
 
-// src/explain/run.ts
-import { createHash as createHash3 } from "node:crypto";
-import { mkdirSync as mkdirSync3, readFileSync as readFileSync9 } from "node:fs";
+// src/explain/counts.ts
+import { mkdtempSync as mkdtempSync3, rmSync as rmSync5 } from "node:fs";
 import path9 from "node:path";
-import { pathToFileURL } from "node:url";
 
-// src/measure/http/profile.ts
-async function profileServers(benchmark, revisions, plan, profile) {
-  if (!runsNode(benchmark.start))
-    throw new ServerError("profiling needs a server started with `node \u2026`, which the probe can join; this one is not");
-  const order2 = Math.random() < 0.5 ? [...revisions] : [...revisions].reverse();
-  const servers = [];
+// src/measure/counts/callgrind.ts
+import { execFileSync as execFileSync3, spawnSync } from "node:child_process";
+var INSTALL_LINE = "sudo apt-get install -y valgrind";
+function findCallgrind(valgrind = "valgrind") {
   try {
-    for (const revision of order2) servers.push(await ServerProcess.start(serverOptions(benchmark, revision, plan)));
-    const load = async (durationMs) => {
-      const settled2 = await Promise.allSettled(servers.map((server) => loadOn(server, benchmark, durationMs)));
-      const failed2 = settled2.find((s) => s.status === "rejected");
-      if (failed2) throw failed2.reason;
-      return settled2.map((s) => s.value);
-    };
-    for (const server of servers) await server.probe("start");
-    await load(profile.warmupMs);
-    for (const server of servers) {
-      const started = await server.probe(`profile-start ${profile.intervalUs}`, 5e3);
-      if (!started?.ok)
-        throw new ServerError(
-          `the probe in ${server.label}'s server could not start the profiler${started?.error ? `: ${started.error}` : ""}`
-        );
-    }
-    const results = await load(profile.durationMs);
-    const answered = {};
-    for (const [i2, server] of servers.entries()) {
-      const label2 = order2[i2].label;
-      const stopped = await server.probe(`profile-stop ${profile.outFiles[label2]}`, 2e4);
-      server.checkAlive("while profiled");
-      if (!stopped?.ok)
-        throw new ServerError(
-          `the probe in ${server.label}'s server did not write its profile${stopped?.error ? `: ${stopped.error}` : ""}`
-        );
-      answered[label2] = results[i2].traffic.responses;
-    }
-    return answered;
-  } finally {
-    await stopAll(servers);
+    const version2 = execFileSync3(valgrind, ["--version"], {
+      encoding: "utf8",
+      timeout: 1e4,
+      stdio: ["ignore", "pipe", "ignore"]
+    }).trim();
+    return { path: valgrind, version: version2 };
+  } catch {
+    throw new UserError(
+      `measure: counts runs each benchmark process under Valgrind's callgrind, and '${valgrind}' is not found here: install it (${INSTALL_LINE}), or measure time (measure: time, --measure time).`
+    );
   }
 }
+function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "instructions", { names = false, functions = false } = {}) {
+  return [
+    "--tool=callgrind",
+    "--quiet",
+    // Cycles are estimated from the cache model's misses (task.ts readDump); it costs about 1.4x the time.
+    ...figure === "cycles" ? ["--cache-sim=yes"] : [],
+    `--callgrind-out-file=${dumpPrefix}`,
+    "--dump-before=uv_os_getpriority",
+    "--dump-instr=no",
+    "--dump-line=no",
+    ...functions ? ["--compress-strings=no"] : [],
+    node,
+    "--predictable",
+    "--predictable-gc-schedule",
+    `--hash-seed=${seed}`,
+    `--random-seed=${seed}`,
+    // The code log the perf map turns on goes beside the dumps, not into the project's folder.
+    ...names ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${dumpPrefix}.v8.log`] : []
+  ];
+}
+var perfMapOf = (pid) => `/tmp/perf-${pid}.map`;
 
-// src/measure/micro/protocol.ts
-var ID_SEPARATOR = " > ";
-var taskIds = (load) => load.tasks.map((task) => `${load.file}${ID_SEPARATOR}${task}`);
+// src/measure/counts/schedule.ts
+import { mkdtempSync as mkdtempSync2, rmSync as rmSync4 } from "node:fs";
+import os5 from "node:os";
+import path8 from "node:path";
 
-// src/measure/micro/harness/typescript-files.ts
-var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
+// src/measure/micro/spawn.ts
+import { rmSync as rmSync3 } from "node:fs";
 
 // src/measure/micro/messages.ts
 var import_ajv3 = __toESM(require_ajv(), 1);
@@ -80380,6 +80377,15 @@ var schema = {
             calls: count2,
             warmupBlocks: count2,
             steady: { type: "boolean" },
+            functions: {
+              type: "array",
+              maxItems: 2e3,
+              items: {
+                type: "object",
+                required: ["function", "where", "perCall"],
+                properties: { function: text, where: text, perCall: count2, inclusive: count2 }
+              }
+            },
             error: text
           }
         })
@@ -80454,6 +80460,7 @@ function runBenchmarkProcess(job, settings) {
       clearTimeout(timer);
       clearTimeout(drain);
       killGroup(child);
+      if (child.pid !== void 0) for (const file of settings.leaves?.(child.pid) ?? []) rmSync3(file, { force: true });
       resolve3(outcome);
     };
     const fail = (message) => {
@@ -80518,6 +80525,285 @@ ${output}` : message,
     child.once("close", (code, signal) => exited(code, signal));
   });
 }
+
+// src/measure/micro/protocol.ts
+var ID_SEPARATOR = " > ";
+var taskIds = (load) => load.tasks.map((task) => `${load.file}${ID_SEPARATOR}${task}`);
+var LOOPS = ["benchgateLoop", "benchgateBatch"];
+var INLINED = "(task code inlined into the loop)";
+
+// src/measure/counts/schedule.ts
+async function measureCounts(plan) {
+  const now = plan.now ?? Date.now;
+  const started = now();
+  const jobs = plan.seeds.flatMap((seed) => {
+    const files = filesForSeed(plan.baseFiles, plan.headFiles, seed);
+    return [
+      { revision: plan.base, files: files.base, seed },
+      { revision: plan.head, files: files.head, seed }
+    ];
+  });
+  const temp = mkdtempSync2(path8.join(plan.tempDir ?? os5.tmpdir(), "benchgate-counts-"));
+  const results = /* @__PURE__ */ new Map();
+  try {
+    const parallel = Math.max(1, Math.min(plan.parallel ?? os5.availableParallelism(), jobs.length));
+    let next = 0;
+    const worker = async () => {
+      while (next < jobs.length) {
+        const job = jobs[next];
+        const dumpPrefix = path8.join(temp, `callgrind.${next++}`);
+        if (plan.deadline !== void 0 && now() > plan.deadline) {
+          results.set(job, { counts: [], skipped: true });
+          continue;
+        }
+        plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
+        const outcome = await runBenchmarkProcess(
+          {
+            kind: "count",
+            sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }],
+            dumpPrefix,
+            skip: [...plan.skip ?? []],
+            ...plan.figure ? { figure: plan.figure } : {}
+          },
+          {
+            runnerPath: plan.runnerPath,
+            stallTimeoutMs: plan.stallTimeoutMs,
+            cwd: job.revision.root,
+            command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, job.seed, void 0, plan.figure, { names: true }) },
+            leaves: (pid) => [perfMapOf(pid)]
+          }
+        );
+        if (!outcome.ok) {
+          results.set(job, { counts: [], error: outcome.message });
+          continue;
+        }
+        const failed2 = outcome.files.filter((load) => load.error).map((load) => `${load.file} did not load: ${load.error}`);
+        results.set(job, { counts: outcome.counts ?? [], ...failed2.length ? { error: failed2.join("; ") } : {} });
+      }
+    };
+    await Promise.all(Array.from({ length: parallel }, worker));
+    const failures = jobs.flatMap((job) => {
+      const error = results.get(job)?.error;
+      return error ? [`${job.revision.label} under seed ${job.seed}: ${error}`] : [];
+    });
+    const skipped = plan.seeds.filter((seed) => jobs.some((job) => job.seed === seed && results.get(job)?.skipped));
+    const seeds = plan.seeds.filter((seed) => !skipped.includes(seed));
+    const benchmarks = collect(
+      jobs.filter((job) => seeds.includes(job.seed)),
+      results
+    );
+    const ran = jobs.filter((job) => !results.get(job)?.skipped).length;
+    return { benchmarks, seeds, skipped, processes: ran, failures, durationMs: now() - started };
+  } finally {
+    rmSync4(temp, { recursive: true, force: true });
+  }
+}
+function collect(jobs, results) {
+  const ids = /* @__PURE__ */ new Map();
+  for (const { counts } of jobs.map((job) => results.get(job)))
+    for (const count3 of counts) ids.set(count3.id, count3.id.slice(0, count3.id.indexOf(ID_SEPARATOR)));
+  const side2 = (label2, id, file) => {
+    const own = jobs.filter((job) => job.revision.label === label2 && job.files.includes(file));
+    if (!own.length) return {};
+    const counts = { instructions: [], unsteady: [] };
+    const missing = [];
+    for (const job of own) {
+      const result = results.get(job);
+      if (!result) return { error: `${label2} under seed ${job.seed} did not run` };
+      const count3 = result.counts.find((c) => c.id === id);
+      if (result.error && !count3) return { error: `${label2} under seed ${job.seed}: ${result.error}` };
+      if (!count3) {
+        missing.push(job.seed);
+        continue;
+      }
+      if (count3.error || count3.instructions === void 0)
+        return { error: `${label2} under seed ${job.seed}: ${count3.error ?? "no count"}` };
+      counts.instructions.push(count3.instructions);
+      if (count3.steady === false) counts.unsteady.push(job.seed);
+    }
+    if (missing.length === own.length) return {};
+    if (missing.length)
+      return {
+        error: `${label2} declared it under seed(s) ${own.filter((j) => !missing.includes(j.seed)).map((j) => j.seed).join(", ")} only, not ${missing.join(", ")}`
+      };
+    return { counts };
+  };
+  const rows = [...ids].sort(([a], [b]) => a.localeCompare(b)).map(([id, file]) => {
+    const base2 = side2("base", id, file);
+    const head = side2("head", id, file);
+    const error = base2.error ?? head.error;
+    return { id, file, base: base2.counts, head: head.counts, ...error ? { error } : {} };
+  });
+  const counted = new Set(ids.values());
+  const failedFiles = /* @__PURE__ */ new Map();
+  for (const job of jobs) {
+    const error = results.get(job)?.error;
+    if (!error) continue;
+    for (const file of job.files)
+      if (!counted.has(file) && !failedFiles.has(file)) failedFiles.set(file, `${job.revision.label} under seed ${job.seed}: ${error}`);
+  }
+  const failed2 = [...failedFiles].map(([file, error]) => ({ id: file, file, base: void 0, head: void 0, error }));
+  return [...rows, ...failed2];
+}
+function filesForSeed(baseFiles, headFiles, seed) {
+  const order2 = seedOrder([.../* @__PURE__ */ new Set([...baseFiles, ...headFiles])].sort(), seed);
+  return { base: order2.filter((file) => baseFiles.includes(file)), head: order2.filter((file) => headFiles.includes(file)) };
+}
+function seedOrder(items, seed) {
+  const out = [...items];
+  if (seed === 1) return out;
+  let state = seed * 2654435761 >>> 0;
+  const next = () => {
+    state = Math.imul(state, 1664525) + 1013904223 >>> 0;
+    return state / 2 ** 32;
+  };
+  for (let i2 = out.length - 1; i2 > 0; i2--) {
+    const j = Math.floor(next() * (i2 + 1));
+    [out[i2], out[j]] = [out[j], out[i2]];
+  }
+  return out;
+}
+
+// src/explain/counts.ts
+var LISTED = 8;
+var OWN_LISTED = 3;
+async function explainCounts(plan) {
+  const started = Date.now();
+  const seed = 1;
+  const files = filesForSeed(plan.files.base, plan.files.head, seed);
+  const only = plan.targets.map((t) => t.id);
+  const temp = mkdtempSync3(path9.join(plan.tempDir, "benchgate-count-profile-"));
+  plan.log(`profiles: ${only.length} counted benchmark(s) in instructions, a callgrind process per revision`);
+  try {
+    const side2 = async (revision) => {
+      const dumpPrefix = path9.join(temp, `callgrind.${revision.label}`);
+      const outcome = await runBenchmarkProcess(
+        {
+          kind: "count",
+          sides: [{ revision: revision.label, root: revision.root, files: files[revision.label] }],
+          dumpPrefix,
+          skip: [...plan.skip],
+          profile: only,
+          figure: plan.figure
+        },
+        {
+          runnerPath: plan.runnerPath,
+          stallTimeoutMs: plan.stallTimeoutMs,
+          cwd: revision.root,
+          command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, seed, void 0, plan.figure, { names: true, functions: true }) },
+          leaves: (pid) => [perfMapOf(pid)]
+        }
+      );
+      return outcome.ok ? { counts: outcome.counts ?? [] } : { error: outcome.message };
+    };
+    const [base2, head] = await Promise.all([side2(plan.base), side2(plan.head)]);
+    const durationMs = Date.now() - started;
+    const results = /* @__PURE__ */ new Map();
+    for (const { id } of plan.targets) {
+      const of = (label2, outcome) => {
+        if ("error" in outcome) return `${label2}: ${outcome.error}`;
+        const count3 = outcome.counts.find((c) => c.id === id);
+        if (!count3) return `${label2}: the task was not counted`;
+        if (count3.error || count3.instructions === void 0) return `${label2}: ${count3.error ?? "no count"}`;
+        return count3;
+      };
+      const a = of("base", base2);
+      const b = of("head", head);
+      if (typeof a === "string" || typeof b === "string") {
+        results.set(id, { error: [a, b].filter((x) => typeof x === "string").join("; "), durationMs });
+        continue;
+      }
+      results.set(id, {
+        measure: "counts",
+        figure: plan.figure,
+        unit: "call",
+        seed,
+        perOp: { base: a.instructions, head: b.instructions },
+        ...compareFunctions(a.functions ?? [], b.functions ?? [], plan.targets.find((t) => t.id === id).file),
+        durationMs
+      });
+    }
+    return results;
+  } finally {
+    rmSync5(temp, { recursive: true, force: true });
+  }
+}
+function compareFunctions(base2, head, benchFile = "") {
+  const rows = /* @__PURE__ */ new Map();
+  const withCallees = /* @__PURE__ */ new Map();
+  const row = (f, of = rows) => {
+    const key = `${f.where.replace(/:\d+$/, "")}\0${f.function}`;
+    const entry = of.get(key) ?? { function: f.function, where: f.where, base: 0, head: 0 };
+    of.set(key, entry);
+    return entry;
+  };
+  for (const f of head) row(f).head += f.perCall;
+  for (const f of base2) row(f).base += f.perCall;
+  const own = (f) => /:\d+$/.test(f.where) && !f.where.startsWith("/") && !f.where.startsWith("node:") && !f.where.includes("node_modules/") && !f.where.startsWith(`${benchFile}:`);
+  for (const f of head.filter(own)) row(f, withCallees).head += f.inclusive ?? f.perCall;
+  for (const f of base2.filter(own)) row(f, withCallees).base += f.inclusive ?? f.perCall;
+  const ownCode = [...withCallees.values()].filter((r) => r.head - r.base >= 0.5).sort((x, y) => y.head - y.base - (x.head - x.base)).slice(0, OWN_LISTED);
+  const all = [...rows.values()];
+  const top = all.filter((r) => r.head - r.base >= 0.5).sort((x, y) => y.head - y.base - (x.head - x.base)).slice(0, LISTED);
+  const fell = all.filter((r) => r.base - r.head >= 0.5).sort((x, y) => y.base - y.head - (x.base - x.head)).slice(0, LISTED);
+  return { top, fell, ownCode };
+}
+var AGREEMENT = 0.02;
+function withCounted(profile, counted) {
+  if (!counted) return profile;
+  const off = (side2) => Math.abs(profile.perOp[side2] / counted[side2] - 1) > AGREEMENT;
+  return off("base") || off("head") ? { ...profile, disagrees: counted } : profile;
+}
+
+// src/explain/run.ts
+import { createHash as createHash3 } from "node:crypto";
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync9 } from "node:fs";
+import path11 from "node:path";
+import { pathToFileURL } from "node:url";
+
+// src/measure/http/profile.ts
+async function profileServers(benchmark, revisions, plan, profile) {
+  if (!runsNode(benchmark.start))
+    throw new ServerError("profiling needs a server started with `node \u2026`, which the probe can join; this one is not");
+  const order2 = Math.random() < 0.5 ? [...revisions] : [...revisions].reverse();
+  const servers = [];
+  try {
+    for (const revision of order2) servers.push(await ServerProcess.start(serverOptions(benchmark, revision, plan)));
+    const load = async (durationMs) => {
+      const settled2 = await Promise.allSettled(servers.map((server) => loadOn(server, benchmark, durationMs)));
+      const failed2 = settled2.find((s) => s.status === "rejected");
+      if (failed2) throw failed2.reason;
+      return settled2.map((s) => s.value);
+    };
+    for (const server of servers) await server.probe("start");
+    await load(profile.warmupMs);
+    for (const server of servers) {
+      const started = await server.probe(`profile-start ${profile.intervalUs}`, 5e3);
+      if (!started?.ok)
+        throw new ServerError(
+          `the probe in ${server.label}'s server could not start the profiler${started?.error ? `: ${started.error}` : ""}`
+        );
+    }
+    const results = await load(profile.durationMs);
+    const answered = {};
+    for (const [i2, server] of servers.entries()) {
+      const label2 = order2[i2].label;
+      const stopped = await server.probe(`profile-stop ${profile.outFiles[label2]}`, 2e4);
+      server.checkAlive("while profiled");
+      if (!stopped?.ok)
+        throw new ServerError(
+          `the probe in ${server.label}'s server did not write its profile${stopped?.error ? `: ${stopped.error}` : ""}`
+        );
+      answered[label2] = results[i2].traffic.responses;
+    }
+    return answered;
+  } finally {
+    await stopAll(servers);
+  }
+}
+
+// src/measure/micro/harness/typescript-files.ts
+var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
 
 // src/explain/functions.ts
 import { createHash as createHash2 } from "node:crypto";
@@ -86723,11 +87009,10 @@ function tokenText(value) {
 // src/explain/profile.ts
 import { existsSync as existsSync5, readFileSync as readFileSync8 } from "node:fs";
 import { SourceMap as SourceMap2 } from "node:module";
-import path8 from "node:path";
+import path10 from "node:path";
 import { fileURLToPath } from "node:url";
 var GC = "(garbage collector)";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
-var INLINED = "(task code inlined into the loop)";
 function summarizeProfile(profile, root, options = {}) {
   const maps = options.maps ?? new SourceMaps();
   const shapes = options.shapes ?? new FunctionShapes();
@@ -86872,7 +87157,7 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path8.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path10.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1, column: found.originalColumn ?? -1 };
   }
   load(file) {
@@ -86880,17 +87165,17 @@ var SourceMaps = class {
     let entry = null;
     try {
       const text2 = readFileSync8(file, "utf8");
-      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync5(`${file}.map`) ? `${path8.basename(file)}.map` : void 0);
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync5(`${file}.map`) ? `${path10.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
-        let dir = path8.dirname(file);
+        let dir = path10.dirname(file);
         const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
         if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
         else {
-          const mapFile = path8.resolve(dir, decodeURIComponent(reference));
+          const mapFile = path10.resolve(dir, decodeURIComponent(reference));
           if (!existsSync5(mapFile)) throw new Error("no map file");
           payload = JSON.parse(readFileSync8(mapFile, "utf8"));
-          dir = path8.dirname(mapFile);
+          dir = path10.dirname(mapFile);
         }
         entry = { map: new SourceMap2(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
@@ -86902,13 +87187,13 @@ var SourceMaps = class {
   }
 };
 function isOwnCode(file) {
-  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path8.isAbsolute(file) && !file.includes("://");
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path10.isAbsolute(file) && !file.includes("://");
 }
 function readable(file, root) {
-  const relative2 = path8.relative(root, file);
-  if (!relative2.startsWith("..") && !path8.isAbsolute(relative2)) return relative2.split(path8.sep).join("/");
-  const modules = file.lastIndexOf(`${path8.sep}node_modules${path8.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path8.sep).join("/") : file;
+  const relative2 = path10.relative(root, file);
+  if (!relative2.startsWith("..") && !path10.isAbsolute(relative2)) return relative2.split(path10.sep).join("/");
+  const modules = file.lastIndexOf(`${path10.sep}node_modules${path10.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path10.sep).join("/") : file;
 }
 
 // src/explain/run.ts
@@ -86942,7 +87227,7 @@ function profileSlug(id) {
 }
 async function typeScriptFor(profiles, runnerPath) {
   if (!profiles.some((profile) => profile.nodes.some((node) => isTypeScript(node.callFrame.url)))) return void 0;
-  const transform = path9.join(path9.dirname(runnerPath), "typescript.js");
+  const transform = path11.join(path11.dirname(runnerPath), "typescript.js");
   try {
     return (await import(pathToFileURL(transform).href)).transformWithMap;
   } catch {
@@ -86952,7 +87237,7 @@ async function typeScriptFor(profiles, runnerPath) {
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
-  const files = { base: path9.join(plan.dir, `${slug}.base.cpuprofile`), head: path9.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const files = { base: path11.join(plan.dir, `${slug}.base.cpuprofile`), head: path11.join(plan.dir, `${slug}.head.cpuprofile`) };
   const shared = target.kind === "micro" && target.file !== null && (plan.shared?.(target.file) ?? false);
   const duet = target.kind === "http" ? plan.duet?.(target.id) : void 0;
   const ops = { base: 0, head: 0 };
@@ -86974,10 +87259,10 @@ async function profileBoth(target, plan, started) {
       typeScript: target.kind === "micro" ? await typeScriptFor([profiles.base, profiles.head], plan.runnerPath) : void 0
     }),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file) => file.startsWith(path9.dirname(plan.runnerPath) + path9.sep) || file.startsWith(path9.dirname(plan.probePath) + path9.sep),
+    hidden: (file) => file.startsWith(path11.dirname(plan.runnerPath) + path11.sep) || file.startsWith(path11.dirname(plan.probePath) + path11.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
-    loops: ["benchgateLoop", "benchgateBatch"]
+    loops: LOOPS
   };
   const read = (side2) => summarizeProfile(profiles[side2], revisions[side2].root, options);
   const summaries = { base: read("base"), head: read("head") };
@@ -87032,22 +87317,22 @@ async function profileHttp(target, revisions, files, plan, duet) {
 }
 
 // src/util/affinity.ts
-import { execFileSync as execFileSync3 } from "node:child_process";
+import { execFileSync as execFileSync4 } from "node:child_process";
 function setAffinity(cpus, pid = process.pid) {
   return taskset(["-a", "-p", "-c", cpus, String(pid)]) !== void 0;
 }
 function taskset(args) {
   try {
-    return execFileSync3("taskset", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: childEnvironment() });
+    return execFileSync4("taskset", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: childEnvironment() });
   } catch {
     return void 0;
   }
 }
 
 // src/measure/http/pinning.ts
-import os5 from "node:os";
+import os6 from "node:os";
 function pinLoadGenerator(log2, duet = false) {
-  const cores = os5.availableParallelism();
+  const cores = os6.availableParallelism();
   if (cores < 2) {
     log2("CPU pinning skipped: it needs at least 2 cores");
     return void 0;
@@ -87073,70 +87358,6 @@ function splitCpus(cores, duet = false) {
   return { server: range(cores - serverCores, cores - 1), load: range(0, cores - serverCores - 1) };
 }
 
-// src/gate/explain.ts
-var MAX_PROFILED = 10;
-async function explainStage(run, judged2, micro, http4) {
-  const { options, config, tree } = run;
-  const mode = options.profile ?? "regressions";
-  const targets = judged2.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file }));
-  if (!targets.length) return { benchmarks: judged2 };
-  const dir = path10.resolve(options.cwd, options.profileDir ?? path10.join(".benchgate", "profiles"));
-  if (options.profileDir === void 0) {
-    mkdirSync4(dir, { recursive: true });
-    writeFileSync(path10.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
-  }
-  const warmups = new Map(http4?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
-  const common = {
-    base: tree.base,
-    head: tree.head,
-    http: config.http,
-    dir,
-    runnerPath: options.runnerPath,
-    probePath: options.probePath,
-    socketDir: run.socketDir,
-    stallTimeoutMs: config.micro.taskTimeoutMs,
-    log: options.log,
-    // Profiled as measured: both revisions in one process, unless the file was measured in isolates or processes of its own.
-    shared: (file) => micro?.isolation === "alternate" && !micro.isolatedFiles?.includes(file)
-  };
-  const explanations = await explain({ ...common, targets: targets.filter((t) => t.kind !== "http") });
-  const loads = targets.filter((t) => t.kind === "http");
-  const pinning = http4?.mode === "duet" && loads.length ? pinLoadGenerator(options.log, true) : void 0;
-  const duet = (id) => {
-    const declared = config.http.find((b) => b.id === id);
-    return pinning?.sharedCpu !== void 0 && declared ? { serverPrefix: pinning.serverPrefix, warmupMs: warmups.get(id) ?? declared.warmupMs } : void 0;
-  };
-  if (loads.length)
-    for (const [id, explanation] of await explain({ ...common, targets: loads, duet }).finally(() => pinning?.release()))
-      explanations.set(id, explanation);
-  const benchmarks = judged2.map((b) => explanations.has(b.id) ? { ...b, profile: withAgreement(explanations.get(b.id), b) } : b);
-  return {
-    benchmarks,
-    profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir } : {}, benchmarks: targets.length }
-  };
-}
-function withAgreement(profile, benchmark) {
-  const measured = measuredCost(benchmark);
-  const agreed = "error" in profile || !measured ? void 0 : agreement(profile, measured);
-  return agreed ? { ...profile, agreement: agreed } : profile;
-}
-function measuredCost(b) {
-  const cost = (throughput) => 1 / (1 + throughput) - 1;
-  const ofCost = (c) => ({
-    estimate: cost(c.estimate),
-    low: cost(c.high),
-    high: cost(c.low)
-  });
-  const rounds = (of) => of.map(cost);
-  if (b.kind === "http") {
-    const cpu = b.http?.cpu;
-    return cpu?.change ? { baseUs: cpu.base.mainUs, headUs: cpu.head.mainUs, change: ofCost(cpu.change), rounds: rounds(cpu.rounds) } : void 0;
-  }
-  if (!b.base || !b.head || !b.change) return void 0;
-  const headOps = b.head.measured ?? b.head.opsPerSec;
-  return { baseUs: 1e6 / b.base.opsPerSec, headUs: 1e6 / headOps, change: ofCost(b.change), rounds: rounds(b.rounds) };
-}
-
 // src/config/budgets.ts
 var import_picomatch = __toESM(require_picomatch2(), 1);
 function literalLength(pattern) {
@@ -87158,181 +87379,17 @@ function measureFor(id, micro) {
   return ruleFor(id, micro.measures)?.measure ?? micro.measure;
 }
 
-// src/measure/counts/callgrind.ts
-import { execFileSync as execFileSync4, spawnSync } from "node:child_process";
-var INSTALL_LINE = "sudo apt-get install -y valgrind";
-function findCallgrind(valgrind = "valgrind") {
-  try {
-    const version2 = execFileSync4(valgrind, ["--version"], {
-      encoding: "utf8",
-      timeout: 1e4,
-      stdio: ["ignore", "pipe", "ignore"]
-    }).trim();
-    return { path: valgrind, version: version2 };
-  } catch {
-    throw new UserError(
-      `measure: counts runs each benchmark process under Valgrind's callgrind, and '${valgrind}' is not found here: install it (${INSTALL_LINE}), or measure time (measure: time, --measure time).`
-    );
-  }
-}
-function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "instructions") {
-  return [
-    "--tool=callgrind",
-    "--quiet",
-    // Cycles are estimated from the cache model's misses (task.ts readDump); it costs about 1.4x the time.
-    ...figure === "cycles" ? ["--cache-sim=yes"] : [],
-    `--callgrind-out-file=${dumpPrefix}`,
-    "--dump-before=uv_os_getpriority",
-    "--dump-instr=no",
-    "--dump-line=no",
-    node,
-    "--predictable",
-    "--predictable-gc-schedule",
-    `--hash-seed=${seed}`,
-    `--random-seed=${seed}`
-  ];
-}
-
-// src/measure/counts/schedule.ts
-import { mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
-import os6 from "node:os";
-import path11 from "node:path";
-async function measureCounts(plan) {
-  const now = plan.now ?? Date.now;
-  const started = now();
-  const union = [.../* @__PURE__ */ new Set([...plan.baseFiles, ...plan.headFiles])].sort();
-  const jobs = plan.seeds.flatMap((seed) => {
-    const order2 = seedOrder(union, seed);
-    const ordered = (files) => order2.filter((file) => files.includes(file));
-    return [
-      { revision: plan.base, files: ordered(plan.baseFiles), seed },
-      { revision: plan.head, files: ordered(plan.headFiles), seed }
-    ];
-  });
-  const temp = mkdtempSync2(path11.join(plan.tempDir ?? os6.tmpdir(), "benchgate-counts-"));
-  const results = /* @__PURE__ */ new Map();
-  try {
-    const parallel = Math.max(1, Math.min(plan.parallel ?? os6.availableParallelism(), jobs.length));
-    let next = 0;
-    const worker = async () => {
-      while (next < jobs.length) {
-        const job = jobs[next];
-        const dumpPrefix = path11.join(temp, `callgrind.${next++}`);
-        if (plan.deadline !== void 0 && now() > plan.deadline) {
-          results.set(job, { counts: [], skipped: true });
-          continue;
-        }
-        plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
-        const outcome = await runBenchmarkProcess(
-          {
-            kind: "count",
-            sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }],
-            dumpPrefix,
-            skip: [...plan.skip ?? []],
-            ...plan.figure ? { figure: plan.figure } : {}
-          },
-          {
-            runnerPath: plan.runnerPath,
-            stallTimeoutMs: plan.stallTimeoutMs,
-            cwd: job.revision.root,
-            command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, job.seed, void 0, plan.figure) }
-          }
-        );
-        if (!outcome.ok) {
-          results.set(job, { counts: [], error: outcome.message });
-          continue;
-        }
-        const failed2 = outcome.files.filter((load) => load.error).map((load) => `${load.file} did not load: ${load.error}`);
-        results.set(job, { counts: outcome.counts ?? [], ...failed2.length ? { error: failed2.join("; ") } : {} });
-      }
-    };
-    await Promise.all(Array.from({ length: parallel }, worker));
-    const failures = jobs.flatMap((job) => {
-      const error = results.get(job)?.error;
-      return error ? [`${job.revision.label} under seed ${job.seed}: ${error}`] : [];
-    });
-    const skipped = plan.seeds.filter((seed) => jobs.some((job) => job.seed === seed && results.get(job)?.skipped));
-    const seeds = plan.seeds.filter((seed) => !skipped.includes(seed));
-    const benchmarks = collect(
-      jobs.filter((job) => seeds.includes(job.seed)),
-      results
-    );
-    const ran = jobs.filter((job) => !results.get(job)?.skipped).length;
-    return { benchmarks, seeds, skipped, processes: ran, failures, durationMs: now() - started };
-  } finally {
-    rmSync3(temp, { recursive: true, force: true });
-  }
-}
-function collect(jobs, results) {
-  const ids = /* @__PURE__ */ new Map();
-  for (const { counts } of jobs.map((job) => results.get(job)))
-    for (const count3 of counts) ids.set(count3.id, count3.id.slice(0, count3.id.indexOf(ID_SEPARATOR)));
-  const side2 = (label2, id, file) => {
-    const own = jobs.filter((job) => job.revision.label === label2 && job.files.includes(file));
-    if (!own.length) return {};
-    const counts = { instructions: [], unsteady: [] };
-    const missing = [];
-    for (const job of own) {
-      const result = results.get(job);
-      if (!result) return { error: `${label2} under seed ${job.seed} did not run` };
-      const count3 = result.counts.find((c) => c.id === id);
-      if (result.error && !count3) return { error: `${label2} under seed ${job.seed}: ${result.error}` };
-      if (!count3) {
-        missing.push(job.seed);
-        continue;
-      }
-      if (count3.error || count3.instructions === void 0)
-        return { error: `${label2} under seed ${job.seed}: ${count3.error ?? "no count"}` };
-      counts.instructions.push(count3.instructions);
-      if (count3.steady === false) counts.unsteady.push(job.seed);
-    }
-    if (missing.length === own.length) return {};
-    if (missing.length)
-      return {
-        error: `${label2} declared it under seed(s) ${own.filter((j) => !missing.includes(j.seed)).map((j) => j.seed).join(", ")} only, not ${missing.join(", ")}`
-      };
-    return { counts };
-  };
-  const rows = [...ids].sort(([a], [b]) => a.localeCompare(b)).map(([id, file]) => {
-    const base2 = side2("base", id, file);
-    const head = side2("head", id, file);
-    const error = base2.error ?? head.error;
-    return { id, file, base: base2.counts, head: head.counts, ...error ? { error } : {} };
-  });
-  const counted = new Set(ids.values());
-  const failedFiles = /* @__PURE__ */ new Map();
-  for (const job of jobs) {
-    const error = results.get(job)?.error;
-    if (!error) continue;
-    for (const file of job.files)
-      if (!counted.has(file) && !failedFiles.has(file)) failedFiles.set(file, `${job.revision.label} under seed ${job.seed}: ${error}`);
-  }
-  const failed2 = [...failedFiles].map(([file, error]) => ({ id: file, file, base: void 0, head: void 0, error }));
-  return [...rows, ...failed2];
-}
-function seedOrder(items, seed) {
-  const out = [...items];
-  if (seed === 1) return out;
-  let state = seed * 2654435761 >>> 0;
-  const next = () => {
-    state = Math.imul(state, 1664525) + 1013904223 >>> 0;
-    return state / 2 ** 32;
-  };
-  for (let i2 = out.length - 1; i2 > 0; i2--) {
-    const j = Math.floor(next() * (i2 + 1));
-    [out[i2], out[j]] = [out[j], out[i2]];
-  }
-  return out;
-}
-
 // src/measure/counts/server.ts
-import { existsSync as existsSync7, readFileSync as readFileSync11, rmSync as rmSync5 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync11, rmSync as rmSync7 } from "node:fs";
 import http3 from "node:http";
-import os7 from "node:os";
+import os8 from "node:os";
 import path12 from "node:path";
 
 // src/measure/counts/task.ts
-import { existsSync as existsSync6, readFileSync as readFileSync10, rmSync as rmSync4 } from "node:fs";
+import { closeSync, existsSync as existsSync6, openSync, readFileSync as readFileSync10, readSync, rmSync as rmSync6 } from "node:fs";
+import os7 from "node:os";
+import v8 from "node:v8";
+import vm from "node:vm";
 var BLOCK_INSTRUCTIONS = 1e6;
 var MEASURED_BLOCKS = 7;
 var STEADY_RUN = 2;
@@ -87348,17 +87405,70 @@ var CALL_BLOCKS = {
   measuredBlocks: MEASURED_BLOCKS,
   estimate: "median"
 };
+var Counter = class {
+  constructor(prefix, figure = "instructions") {
+    this.prefix = prefix;
+    this.figure = figure;
+  }
+  prefix;
+  figure;
+  dumps = 0;
+  /** Make callgrind dump the counts since the previous mark; the dump's number. */
+  mark() {
+    os7.getPriority();
+    return ++this.dumps;
+  }
+  /** The instructions of the segment that dump `n` ended (its file is removed). */
+  read(n) {
+    const file = `${this.prefix}.${n}`;
+    this.recorded?.push(file);
+    return readDump(file, this.figure, this.recorded !== void 0);
+  }
+  /**
+   * `count` blocks of `run()` back to back after a young collection (so where their scavenges fall depends on them
+   * alone, not on what the process allocated before): each block's instructions, its marker's call included.
+   */
+  async blocks(count3, run) {
+    const first = await this.marked(count3, run);
+    return Array.from({ length: count3 }, (_, k) => this.read(first + 1 + k));
+  }
+  /** While set, each block's dump is kept, in order, to be read function by function later (a profile's blocks). */
+  recorded;
+  /** Keep the next blocks' dumps (written with `--compress-strings=no`, callgrindArgs' `functions`). */
+  record() {
+    this.recorded = [];
+  }
+  /** The dumps kept since `record()` (the caller reads and removes them); recording stops. */
+  takeRecorded() {
+    const recorded = this.recorded ?? [];
+    this.recorded = void 0;
+    return recorded;
+  }
+  /** Runs `count` marked blocks after a young collection; the number of the mark before the first (its dump removed). */
+  async marked(count3, run) {
+    youngCollection();
+    const first = this.mark();
+    for (let k = 0; k < count3; k++) {
+      await run();
+      this.mark();
+    }
+    rmSync6(`${this.prefix}.${first}`, { force: true });
+    if (existsSync6(`${this.prefix}.${this.dumps + 1}`))
+      throw new Error("the task calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
+    return first;
+  }
+};
 var CYCLE_WEIGHTS = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
-function readDump(file, figure = "instructions") {
+function readDump(file, figure = "instructions", keep = false) {
   let text2;
   try {
-    text2 = readFileSync10(file, "utf8");
+    text2 = dumpHeader(file);
   } catch {
     throw new Error(
       `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`
     );
   }
-  rmSync4(file, { force: true });
+  if (!keep) rmSync6(file, { force: true });
   const totals = /^(?:totals|summary):((?:\s+\d+)+)/m.exec(text2);
   if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
   const values = totals[1].trim().split(/\s+/).map(Number);
@@ -87368,7 +87478,31 @@ function readDump(file, figure = "instructions") {
     throw new Error(`callgrind's dump ${file} has no cache events (events: ${events.join(" ")}): cycles need --cache-sim=yes`);
   return events.reduce((sum3, event, i2) => sum3 + (CYCLE_WEIGHTS[event] ?? 0) * (values[i2] ?? 0), 0);
 }
-async function countTask(loop, counter2, sizes = CALL_BLOCKS) {
+var HEADER = Buffer.alloc(16384);
+function dumpHeader(file) {
+  const fd = openSync(file, "r");
+  try {
+    const read = readSync(fd, HEADER, 0, HEADER.length, 0);
+    const summary = HEADER.subarray(0, read).indexOf("\nsummary:");
+    const end = summary < 0 ? -1 : HEADER.subarray(0, read).indexOf("\n", summary + 1);
+    if (end >= 0) return HEADER.toString("latin1", 0, end);
+  } finally {
+    closeSync(fd);
+  }
+  return readFileSync10(file, "utf8");
+}
+var collector;
+function collect2(options) {
+  if (!collector) {
+    v8.setFlagsFromString("--expose-gc");
+    collector = vm.runInNewContext("gc");
+  }
+  collector(options);
+}
+function youngCollection() {
+  collect2({ type: "minor", execution: "sync" });
+}
+async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
   const blocks = (count3, calls) => counter2.blocks(count3, () => loop(calls));
   const empty3 = async () => Math.min(...await blocks(3, 0));
   let overhead = await empty3();
@@ -87394,8 +87528,13 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS) {
       }
     }
   }
+  const profiling = profile && counter2 instanceof Counter;
+  if (profiling) counter2.record();
   overhead = await empty3();
+  const emptyDumps = profiling ? counter2.takeRecorded() : [];
+  if (profiling) counter2.record();
   const measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
+  const dumps = profiling ? { empty: emptyDumps, measured: counter2.takeRecorded(), batch } : void 0;
   const window2 = measured.reduce((sum3, x) => sum3 + x, 0) / measured.length;
   return {
     instructions: sizes.estimate === "window" ? window2 : median(measured),
@@ -87404,7 +87543,8 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS) {
     calls: batch * sizes.measuredBlocks,
     batch,
     warmupBlocks: perCall.length,
-    steady
+    steady,
+    ...dumps ? { dumps } : {}
   };
 }
 
@@ -87527,7 +87667,7 @@ var ServerCounter = class {
       await run();
       await this.mark();
     }
-    rmSync5(`${this.prefix}.${first}`, { force: true });
+    rmSync7(`${this.prefix}.${first}`, { force: true });
     if (existsSync7(`${this.prefix}.${this.dumps + 1}`))
       throw new Error("the server calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
     return Array.from({ length: count3 }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`, this.figure));
@@ -87589,7 +87729,7 @@ async function countServers(plan) {
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.parallel ?? os7.availableParallelism(), jobs.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.parallel ?? os8.availableParallelism(), jobs.length)) }, worker));
   return plan.benchmarks.map((benchmark) => {
     const own = jobs.filter((job) => job.benchmark === benchmark);
     const processes = own.filter((job) => results.get(job) !== "skipped").length;
@@ -87810,6 +87950,94 @@ function failed(id, file, message) {
   };
 }
 
+// src/gate/explain.ts
+var MAX_PROFILED = 10;
+async function explainStage(run, judged2, micro, http4, counted) {
+  const { options, config, tree } = run;
+  const mode = options.profile ?? "regressions";
+  const targets = judged2.filter((b) => b.change && (b.verdict === "regression" || mode === "always") && mode !== "never").slice(0, MAX_PROFILED).map((b) => ({ id: b.id, kind: b.kind, file: b.file, counted: !!counted && b.kind === "micro" && !!b.counts && !!b.file }));
+  if (!targets.length) return { benchmarks: judged2 };
+  const inCounts = counted && targets.some((t) => t.counted) ? await explainCounts({
+    targets: targets.filter((t) => t.counted).map((t) => ({ id: t.id, file: t.file })),
+    files: counted.files,
+    skip: counted.skip,
+    base: tree.base,
+    head: tree.head,
+    runnerPath: options.runnerPath,
+    valgrind: findCallgrind().path,
+    figure: config.micro.count,
+    stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
+    tempDir: run.socketDir,
+    log: options.log
+  }) : /* @__PURE__ */ new Map();
+  const timed = targets.filter((t) => !t.counted);
+  const dir = path13.resolve(options.cwd, options.profileDir ?? path13.join(".benchgate", "profiles"));
+  if (options.profileDir === void 0) {
+    mkdirSync4(dir, { recursive: true });
+    writeFileSync(path13.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
+  }
+  const warmups = new Map(http4?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
+  const common = {
+    base: tree.base,
+    head: tree.head,
+    http: config.http,
+    dir,
+    runnerPath: options.runnerPath,
+    probePath: options.probePath,
+    socketDir: run.socketDir,
+    stallTimeoutMs: config.micro.taskTimeoutMs,
+    log: options.log,
+    // Profiled as measured: both revisions in one process, unless the file was measured in isolates or processes of its own.
+    shared: (file) => micro?.isolation === "alternate" && !micro.isolatedFiles?.includes(file)
+  };
+  const explanations = timed.some((t) => t.kind !== "http") ? await explain({ ...common, targets: timed.filter((t) => t.kind !== "http") }) : /* @__PURE__ */ new Map();
+  for (const [id, explanation] of inCounts) explanations.set(id, explanation);
+  const loads = timed.filter((t) => t.kind === "http");
+  const pinning = http4?.mode === "duet" && loads.length ? pinLoadGenerator(options.log, true) : void 0;
+  const duet = (id) => {
+    const declared = config.http.find((b) => b.id === id);
+    return pinning?.sharedCpu !== void 0 && declared ? { serverPrefix: pinning.serverPrefix, warmupMs: warmups.get(id) ?? declared.warmupMs } : void 0;
+  };
+  if (loads.length)
+    for (const [id, explanation] of await explain({ ...common, targets: loads, duet }).finally(() => pinning?.release()))
+      explanations.set(id, explanation);
+  const benchmarks = judged2.map((b) => explanations.has(b.id) ? { ...b, profile: withAgreement(explanations.get(b.id), b) } : b);
+  return {
+    benchmarks,
+    profile: { ...benchmarks.some((b) => b.profile && "files" in b.profile) ? { dir } : {}, benchmarks: targets.length }
+  };
+}
+function withAgreement(profile, benchmark) {
+  if ("measure" in profile) {
+    const { base: base2, head, seeds } = benchmark.counts ?? {};
+    const at2 = seeds?.indexOf(profile.seed) ?? -1;
+    const counted = base2 && head && at2 >= 0 ? { base: base2.seeds[at2], head: head.seeds[at2] } : void 0;
+    return withCounted(
+      profile,
+      counted?.base !== void 0 && counted.head !== void 0 ? counted : void 0
+    );
+  }
+  const measured = measuredCost(benchmark);
+  const agreed = "error" in profile || !measured ? void 0 : agreement(profile, measured);
+  return agreed ? { ...profile, agreement: agreed } : profile;
+}
+function measuredCost(b) {
+  const cost = (throughput) => 1 / (1 + throughput) - 1;
+  const ofCost = (c) => ({
+    estimate: cost(c.estimate),
+    low: cost(c.high),
+    high: cost(c.low)
+  });
+  const rounds = (of) => of.map(cost);
+  if (b.kind === "http") {
+    const cpu = b.http?.cpu;
+    return cpu?.change ? { baseUs: cpu.base.mainUs, headUs: cpu.head.mainUs, change: ofCost(cpu.change), rounds: rounds(cpu.rounds) } : void 0;
+  }
+  if (!b.base || !b.head || !b.change) return void 0;
+  const headOps = b.head.measured ?? b.head.opsPerSec;
+  return { baseUs: 1e6 / b.base.opsPerSec, headUs: 1e6 / headOps, change: ofCost(b.change), rounds: rounds(b.rounds) };
+}
+
 // src/gate/both.ts
 function joinCounted(timed, counted, micro, withHttp) {
   const other2 = (b, stage) => b.kind === "micro" && !b.error && measureFor(b.id, micro) === stage;
@@ -87880,27 +88108,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path27) {
-  let normalized = normalize(path27);
+function cleanPath(path28) {
+  let normalized = normalize(path28);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path27, separator) {
-  return path27.replace(SLASHES_REGEX, separator);
+function convertSlashes(path28, separator) {
+  return path28.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path27) {
-  return path27 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path27);
+function isRootDirectory(path28) {
+  return path28 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path28);
 }
-function normalizePath(path27, options) {
+function normalizePath(path28, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path27.includes("/") || path27.startsWith(".");
-  if (resolvePaths) path27 = resolve(path27);
-  if (normalizePath$1 || pathNeedsCleaning) path27 = cleanPath(path27);
-  if (path27 === ".") return "";
-  const needsSeperator = path27[path27.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path27 + pathSeparator : path27, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path28.includes("/") || path28.startsWith(".");
+  if (resolvePaths) path28 = resolve(path28);
+  if (normalizePath$1 || pathNeedsCleaning) path28 = cleanPath(path28);
+  if (path28 === ".") return "";
+  const needsSeperator = path28[path28.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path28 + pathSeparator : path28, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -87937,8 +88165,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path27 = directoryPath || ".";
-  if (filters.every((filter) => filter(path27, true))) paths.push(path27);
+  const path28 = directoryPath || ".";
+  if (filters.every((filter) => filter(path28, true))) paths.push(path28);
 };
 var empty$2 = () => {
 };
@@ -87990,26 +88218,26 @@ var empty2 = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty2;
 }
-var resolveSymlinksAsync = function(path27, state, callback$1) {
+var resolveSymlinksAsync = function(path28, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path27, (error, resolvedPath) => {
+  fs.realpath(path28, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path27, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path28, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path27, state, callback$1) {
+var resolveSymlinks = function(path28, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path27);
+    const resolvedPath = fs.realpathSync(path28);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path27, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path28, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -88019,9 +88247,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path27, resolved, state) {
+function isRecursive(path28, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path27);
+  let parent = dirname(path28);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -88029,7 +88257,7 @@ function isRecursive(path27, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path27, resolved);
+  state.symlinks.set(path28, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -88121,7 +88349,7 @@ var Queue = class {
     }
   }
 };
-var Counter = class {
+var Counter2 = class {
   _files = 0;
   _directories = 0;
   set files(num) {
@@ -88170,7 +88398,7 @@ var Walker = class {
       root: isRootDirectory(this.root) ? this.root : this.root.slice(0, -1),
       paths: [""].slice(0, 0),
       groups: [],
-      counts: new Counter(),
+      counts: new Counter2(),
       options,
       queue: new Queue((error, state) => this.callbackInvoker(state, error, callback$1)),
       symlinks: /* @__PURE__ */ new Map(),
@@ -88201,19 +88429,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path27 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path27)) continue;
-        this.pushDirectory(path27, paths, filters);
-        this.walkDirectory(this.state, path27, path27, depth - 1, this.walk);
+        let path28 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path28)) continue;
+        this.pushDirectory(path28, paths, filters);
+        this.walkDirectory(this.state, path28, path28, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path27 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path27, this.state, (stat2, resolvedPath) => {
+        let path28 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path28, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path27 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path27 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path28 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path28 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path27;
+            resolvedPath = useRealPaths ? resolvedPath : path28;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -88379,7 +88607,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path27) => isMatch(path27));
+    this.options.filters.push((path28) => isMatch(path28));
     return this;
   }
 };
@@ -88454,19 +88682,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path27) {
-  return path27.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path28) {
+  return path28.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path27) {
+function splitPattern(path28) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path27, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path27];
+  const result = import_picomatch2.default.scan(path28, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path28];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path27) => path27.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path27) => path27.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path28) => path28.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path28) => path28.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -88573,13 +88801,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path27 = format(p, isDirectory);
-      const matches = matcher(path27) && !ignore2(path27);
-      if (matches) log(`matched ${path27}`);
+      const path28 = format(p, isDirectory);
+      const matches = matcher(path28) && !ignore2(path28);
+      if (matches) log(`matched ${path28}`);
       return matches;
     } : (p, isDirectory) => {
-      const path27 = format(p, isDirectory);
-      return matcher(path27) && !ignore2(path27);
+      const path28 = format(p, isDirectory);
+      return matcher(path28) && !ignore2(path28);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -88669,7 +88897,7 @@ function exactFile(file) {
 
 // src/measure/micro/inventory.ts
 import { existsSync as existsSync8 } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 async function loadInventory(sides, options) {
   return Promise.all(
     sides.map(async ({ revision, files }) => {
@@ -88708,8 +88936,8 @@ function withInstallHints(inventory, install) {
       if (!name2 || revision.worktree !== void 0) return file;
       const [own] = benchPackages(revision.root, [file.file]);
       const command = installCommand(revision, install);
-      const ownCommand = own ? detectInstall(path13.join(revision.root, own)) ?? "npm install" : void 0;
-      const where2 = own ? `${path13.join(revision.root, own)} (the bench file's own package): run \`${command}\` in ${revision.root} and \`${ownCommand}\` in ${own}` : `${revision.root}: run \`${command}\` there`;
+      const ownCommand = own ? detectInstall(path14.join(revision.root, own)) ?? "npm install" : void 0;
+      const where2 = own ? `${path14.join(revision.root, own)} (the bench file's own package): run \`${command}\` in ${revision.root} and \`${ownCommand}\` in ${own}` : `${revision.root}: run \`${command}\` there`;
       return { ...file, error: `it imports '${name2}', which is not installed in ${where2} first, then list again` };
     })
   }));
@@ -88718,9 +88946,9 @@ function installCommand(revision, install) {
   return typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
 }
 function packageFound(root, file, name2) {
-  for (let dir = path13.dirname(path13.join(root, file)); ; dir = path13.dirname(dir)) {
-    if (existsSync8(path13.join(dir, "node_modules", name2))) return true;
-    if (dir === root || path13.dirname(dir) === dir || !dir.startsWith(root)) return false;
+  for (let dir = path14.dirname(path14.join(root, file)); ; dir = path14.dirname(dir)) {
+    if (existsSync8(path14.join(dir, "node_modules", name2))) return true;
+    if (dir === root || path14.dirname(dir) === dir || !dir.startsWith(root)) return false;
   }
 }
 function describeRevision(revision) {
@@ -89643,7 +89871,7 @@ function splitByMeasure(micro, inventory, files) {
 }
 
 // src/measure/micro/schedule.ts
-import os8 from "node:os";
+import os9 from "node:os";
 
 // src/measure/micro/allocate.ts
 var PILOT_ROUNDS2 = 3;
@@ -89835,7 +90063,7 @@ async function measureMicro(plan) {
   const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
   const runOne = async (round4, unmeasured, into) => {
     const cpuBefore = sampleCpu();
-    const load1 = os8.loadavg()[0] ?? 0;
+    const load1 = os9.loadavg()[0] ?? 0;
     const taskTimes = allocation?.taskTimeMs;
     const outcomes = [];
     const skipNow = new Set(skip);
@@ -90173,13 +90401,13 @@ function microProcesses(run, files) {
 
 // src/measure/native/flags.ts
 import { readFileSync as readFileSync12 } from "node:fs";
-import path14 from "node:path";
+import path15 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync12(path14.join(root, "package.json"), "utf8");
+    const text2 = readFileSync12(path15.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -90189,7 +90417,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path14.posix.normalize(file);
+  const target = path15.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -90206,13 +90434,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path14.posix.normalize(script) !== target) return void 0;
+  if (!script || path15.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync3, readFileSync as readFileSync14, rmSync as rmSync6, statSync as statSync5 } from "node:fs";
-import path17 from "node:path";
+import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync14, rmSync as rmSync8, statSync as statSync5 } from "node:fs";
+import path18 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
 // src/measure/native/figures.ts
@@ -90295,16 +90523,16 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path16 from "node:path";
+import path17 from "node:path";
 
 // src/util/manifest.ts
 import { readFileSync as readFileSync13 } from "node:fs";
-import path15 from "node:path";
+import path16 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path15.dirname(file); dir !== path15.dirname(dir); dir = path15.dirname(dir)) {
+  for (let dir = path16.dirname(file); dir !== path16.dirname(dir); dir = path16.dirname(dir)) {
     let manifest2;
     try {
-      manifest2 = JSON.parse(readFileSync13(path15.join(dir, "package.json"), "utf8"));
+      manifest2 = JSON.parse(readFileSync13(path16.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -90318,14 +90546,14 @@ function nearestManifest(file, accept) {
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path16.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path17.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
   const found = nearestManifest(entry, (manifest2) => manifest2.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path16.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path17.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -90337,7 +90565,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path16.resolve(root, file));
+  const wanted = real(path17.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -90365,7 +90593,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path16.sep).join("/");
+  const own = file.split(path17.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at2 = fullName.indexOf(" > ");
@@ -90375,7 +90603,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path16.resolve(file);
+    return path17.resolve(file);
   }
 }
 
@@ -90384,12 +90612,12 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync3(path17.join(options.tempDir, "native-"));
+  const dir = mkdtempSync4(path18.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path17.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path18.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
-    rmSync6(dir, { recursive: true, force: true });
+    rmSync8(dir, { recursive: true, force: true });
     const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
     return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
   }
@@ -90411,7 +90639,7 @@ function runNative(options) {
       watch.stop();
       killGroup(child);
       const figures = read(problem === void 0);
-      rmSync6(dir, { recursive: true, force: true });
+      rmSync8(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join("; ");
       resolve3({
         revision: options.revision,
@@ -90746,7 +90974,7 @@ async function nativeStage(run, files, inventory, judged2) {
 
 // src/gate/policy.ts
 import { existsSync as existsSync9 } from "node:fs";
-import path18 from "node:path";
+import path19 from "node:path";
 
 // src/config/policy.ts
 function policyOf(config) {
@@ -90814,9 +91042,9 @@ function withPolicyOf(head, base2) {
 
 // src/gate/policy.ts
 function choosePolicy(own, tree, options) {
-  const file = path18.relative(options.cwd, path18.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path18.join(tree.base.root, file);
-  const outside = tree.base.worktree !== void 0 && path18.relative(tree.base.worktree, atBase).startsWith("..");
+  const file = path19.relative(options.cwd, path19.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path19.join(tree.base.root, file);
+  const outside = tree.base.worktree !== void 0 && path19.relative(tree.base.worktree, atBase).startsWith("..");
   const base2 = outside ? own : existsSync9(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base2, own);
@@ -90982,6 +91210,7 @@ function formatResolvable(benchmark) {
 var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
 var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base moved by the change";
 var COUNTS_LEGEND = "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
+var formatCount = (x) => x === 0 ? "0" : formatOps(x);
 var countUnit = (figure) => figure === "cycles" ? "cycles" : "instr";
 var CYCLES_LEGEND = "cycles: estimated from callgrind's cache model, an instruction a cycle, a first-level miss 10 more, a last-level miss 100 more (KCachegrind's weights): a model's cycles, not this machine's (no branch prediction, overlap or prefetching)";
 var SERVER_COUNTS_LEGEND = "counted load tests: instructions per request, the server's threads together, its requests sent one at a time under callgrind";
@@ -91190,10 +91419,10 @@ async function runGate(options) {
       known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
     }
   });
-  const socketDir = mkdtempSync4(path19.join(os9.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync7(socketDir, { recursive: true, force: true });
+  const socketDir = mkdtempSync5(path20.join(os10.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync9(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
-  const loadBefore = os9.loadavg();
+  const loadBefore = os10.loadavg();
   try {
     const { config, policy } = known.chosen;
     const loaded = known.found ? await checkBenchFiles({ config, tree, options }, known.found) : void 0;
@@ -91230,7 +91459,7 @@ async function runGate(options) {
     const timed = judge(run, micro, http4);
     const judged2 = counted ? joinCounted(timed, counted, run.config.micro, http4 !== void 0) : timed;
     const measureEnded = now();
-    const explained = await explainStage(run, judged2.benchmarks, micro, http4);
+    const explained = await explainStage(run, judged2.benchmarks, micro, http4, toCount);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : void 0;
     const checked = native?.benchmarks ?? explained.benchmarks;
     const timeGated = checked.some((b) => b.kind === "micro" && !b.counts);
@@ -91257,7 +91486,7 @@ async function runGate(options) {
         ),
         ...countsInfo ? { counts: countsInfo, measureMs: (micro?.durationMs ?? 0) + (http4?.durationMs ?? 0) + countsInfo.durationMs } : {}
       },
-      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os9.loadavg() } },
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os10.loadavg() } },
       ...part.shard ? { shard: part.shard } : {},
       ...policy ? { policy } : {},
       ...native ? { nativeCheck: native.info } : {},
@@ -91706,7 +91935,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path20 from "node:path";
+import path21 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -91717,6 +91946,7 @@ function where(row) {
 function profileSections(id, profile) {
   const took = formatDuration(profile.durationMs);
   if ("error" in profile) return { title: `${id}: no CPU profile`, header: [], rows: [], ownCode: [], files: [], error: profile.error };
+  if ("measure" in profile) return countsSections(id, profile);
   const unit2 = profile.unit;
   const how = profile.process === "shared" ? ", both revisions in one process as measured" : profile.process === "duet" ? ", both servers at once on one shared core as measured: a sample counts the time a server waited for the core too, so read the change, not the size" : profile.process === "alone" ? ", each revision alone" : "";
   const disagreement = profile.agreement && !profile.agreement.agrees ? disagreementLine(profile, profile.agreement) : void 0;
@@ -91735,7 +91965,25 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit2}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path20.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path21.basename(file))
+  };
+}
+function countsSections(id, profile) {
+  const unit2 = countUnit(profile.figure === "cycles" ? "cycles" : void 0);
+  const what = profile.figure === "cycles" ? "estimated cycles" : "instructions";
+  const count3 = (x) => `${formatCount(x)} ${unit2}`;
+  const signed2 = (x) => `${x >= 0 ? "+" : "\u2212"}${count3(Math.abs(x))}`;
+  const row = (r) => [r.function, r.where, count3(r.base), count3(r.head), signed2(r.head - r.base)];
+  return {
+    title: `${id}: ${what} per call ${count3(profile.perOp.base)} \u2192 ${count3(profile.perOp.head)} (callgrind, seed ${profile.seed}, profiled in ${formatDuration(profile.durationMs)}, each revision alone; each function's own ${what}, without what it calls)`,
+    ...profile.disagrees ? {
+      disagreement: `the profiled process counted ${count3(profile.perOp.base)} \u2192 ${count3(profile.perOp.head)} a call where the verdict's seed ${profile.seed} counted ${count3(profile.disagrees.base)} \u2192 ${count3(profile.disagrees.head)}: it did not repeat that seed's process (a collection or a compilation fell elsewhere). The verdict is the seeds'; read the functions below as leads.`
+    } : {},
+    header: ["function", "where", "base", "head", "change per call"],
+    rows: profile.top.map(row),
+    ownCode: profile.ownCode.map((r) => `${r.function} (${r.where}): ${count3(r.base)} \u2192 ${count3(r.head)} per call, with what it calls`),
+    fell: profile.fell.map(row),
+    files: []
   };
 }
 var costOf = { call: "time a call", request: "main-thread CPU a request" };
@@ -91991,6 +92239,17 @@ function renderTerminal(report2, options) {
           )
         )
       );
+    if (sections.fell?.length) {
+      lines.push("  and cost less at head:");
+      lines.push(
+        ...indentLines(
+          plainTable(
+            sections.header,
+            sections.fell.map((row) => row.map((cell, i2) => fitMiddle(terminalText(cell), i2 < 2 ? 40 : 16)))
+          )
+        )
+      );
+    }
     for (const line of sections.ownCode) lines.push(`  in the project's code: ${terminalText(line)}`);
     lines.push("");
   }
@@ -92226,6 +92485,7 @@ function profileMarkdown(id, profile, report2) {
   if (sections.error) parts.push(pre(sections.error));
   else if (sections.rows.length === 0) parts.push(md`No function costs more per operation at head.`);
   else parts.push(table(sections.header, sections.rows, 2));
+  if (sections.fell?.length) parts.push(md``, md`and cost less at head:`, md``, table(sections.header, sections.fell, 2));
   if (sections.ownCode.length) parts.push(md``, ...sections.ownCode.map((line) => md`- in the project's code: ${line}`));
   if (sections.files.length) {
     const where2 = report2.pullRequest ? "in the action's profiles-dir output (upload it with actions/upload-artifact)" : report2.run?.profile?.dir ? `in ${report2.run.profile.dir}` : "";
@@ -92474,7 +92734,7 @@ function mergeRuns(runs) {
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
 import { existsSync as existsSync10, readFileSync as readFileSync15, statSync as statSync6 } from "node:fs";
-import path21 from "node:path";
+import path22 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -93962,6 +94222,9 @@ var report_schema_default = {
           $ref: "#/definitions/ProfileExplanation"
         },
         {
+          $ref: "#/definitions/CountsProfileExplanation"
+        },
+        {
           type: "object",
           properties: {
             error: {
@@ -93981,7 +94244,8 @@ var report_schema_default = {
           ],
           additionalProperties: false
         }
-      ]
+      ],
+      description: "A CPU profile of each revision (V8's sampler), or for a counted benchmark a profile in instructions (counts.ts)."
     },
     ProfileExplanation: {
       type: "object",
@@ -94332,6 +94596,159 @@ var report_schema_default = {
         "level"
       ],
       description: "Why a profile reads another change than the rounds. Codes, so an uploaded report cannot turn them into text."
+    },
+    CountsProfileExplanation: {
+      type: "object",
+      properties: {
+        measure: {
+          type: "string",
+          const: "counts"
+        },
+        figure: {
+          $ref: "#/definitions/CountedFigure"
+        },
+        unit: {
+          type: "string",
+          const: "call"
+        },
+        seed: {
+          type: [
+            "number",
+            "null"
+          ],
+          description: "The seed both revisions were profiled under."
+        },
+        perOp: {
+          type: "object",
+          properties: {
+            base: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            head: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "The task's count a call in the profiled process (what the table adds up to): seed 1's."
+        },
+        disagrees: {
+          type: "object",
+          properties: {
+            base: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            head: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "base",
+            "head"
+          ],
+          additionalProperties: false,
+          description: "The verdict's counts a call under the profile's seed, set when the profiled ones differ from them by more than AGREEMENT: the profiled process did not repeat that seed's (counts under one seed repeat to 0.01% or better)."
+        },
+        top: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/CountedFunctionRow"
+          },
+          description: "The functions whose own count a call grew most.",
+          maxItems: 1e4
+        },
+        fell: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/CountedFunctionRow"
+          },
+          description: "The functions whose own count a call fell most (a fix moves work: what it saved is the other half).",
+          maxItems: 1e4
+        },
+        ownCode: {
+          type: "array",
+          items: {
+            $ref: "#/definitions/CountedFunctionRow"
+          },
+          description: "The project's own functions (not its dependencies, not the bench file) whose count a call with what they call grew most.",
+          maxItems: 1e4
+        },
+        durationMs: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "measure",
+        "figure",
+        "unit",
+        "seed",
+        "perOp",
+        "top",
+        "fell",
+        "ownCode",
+        "durationMs"
+      ],
+      additionalProperties: false,
+      description: "What a counted micro-benchmark's profile shows: its functions in instructions (or estimated cycles) per call."
+    },
+    CountedFigure: {
+      type: "string",
+      enum: [
+        "instructions",
+        "cycles"
+      ],
+      description: "What counts mode counts: instructions, or cycles estimated from callgrind's cache model (measure/counts/task.ts readDump)."
+    },
+    CountedFunctionRow: {
+      type: "object",
+      properties: {
+        function: {
+          type: "string",
+          maxLength: 16384
+        },
+        where: {
+          type: "string",
+          maxLength: 16384
+        },
+        base: {
+          type: [
+            "number",
+            "null"
+          ]
+        },
+        head: {
+          type: [
+            "number",
+            "null"
+          ]
+        }
+      },
+      required: [
+        "function",
+        "where",
+        "base",
+        "head"
+      ],
+      additionalProperties: false,
+      description: "A function's own count a call at each revision (0 where it did not run, or cost under half an instruction a call)."
     },
     NativeComparison: {
       type: "object",
@@ -95482,7 +95899,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync10(path21.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path21.resolve(cwd, pattern)];
+    if (existsSync10(path22.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path22.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -95491,9 +95908,9 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/signals.ts
-import os10 from "node:os";
+import os11 from "node:os";
 function signalExitCode(signal) {
-  return 128 + os10.constants.signals[signal];
+  return 128 + os11.constants.signals[signal];
 }
 var SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
 var CRASH_REPORT_MS = 6e4;
@@ -95853,7 +96270,7 @@ function parseProfileMode(text2) {
 import { existsSync as existsSync12 } from "node:fs";
 
 // src/config/action-inputs.ts
-import path22 from "node:path";
+import path23 from "node:path";
 
 // src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
@@ -95876,7 +96293,7 @@ function parseAnchor(text2, what = "anchor") {
 
 // src/config/action-inputs.ts
 function commentKeyOf(directory, config, key) {
-  const file = path22.posix.join(directory.split(path22.sep).join("/") || ".", config ?? "benchgate.yml");
+  const file = path23.posix.join(directory.split(path23.sep).join("/") || ".", config ?? "benchgate.yml");
   return sanitizeCommentKey(key ? `${file}#${key}` : file);
 }
 function sanitizeCommentKey(key) {
@@ -96674,8 +97091,8 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync, existsSync as existsSync11, mkdirSync as mkdirSync5, openSync, readFileSync as readFileSync16, renameSync as renameSync2, rmSync as rmSync8, statSync as statSync7, writeFileSync as writeFileSync2 } from "node:fs";
-import path23 from "node:path";
+import { closeSync as closeSync2, existsSync as existsSync11, mkdirSync as mkdirSync5, openSync as openSync2, readFileSync as readFileSync16, renameSync as renameSync2, rmSync as rmSync10, statSync as statSync7, writeFileSync as writeFileSync2 } from "node:fs";
+import path24 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var HISTORY_CODEC = {
   parse: parseHistory,
@@ -96702,7 +97119,7 @@ function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES2) {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync5(path23.dirname(path23.resolve(file)), { recursive: true });
+      mkdirSync5(path24.dirname(path24.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const written = codec.append(read(), records, limit);
@@ -96721,16 +97138,16 @@ async function lock(lockFile) {
   for (; ; ) {
     try {
       const token = `${process.pid} ${Math.random()}`;
-      const fd = openSync(lockFile, "wx");
+      const fd = openSync2(lockFile, "wx");
       writeFileSync2(fd, token);
-      closeSync(fd);
+      closeSync2(fd);
       return () => {
-        if (readSafe(lockFile) === token) rmSync8(lockFile, { force: true });
+        if (readSafe(lockFile) === token) rmSync10(lockFile, { force: true });
       };
     } catch (error) {
       if (error.code !== "EEXIST") throw error;
       const age = Date.now() - (statSafe(lockFile) ?? Date.now());
-      if (age > STALE_LOCK_MS) rmSync8(lockFile, { force: true });
+      if (age > STALE_LOCK_MS) rmSync10(lockFile, { force: true });
       else if (Date.now() - started > LOCK_WAIT_MS)
         throw new UserError(`${lockFile} is held by another benchgate writing the history: remove it if no benchgate is running.`);
       else await sleep3(20 + Math.random() * 30);
@@ -96965,11 +97382,11 @@ async function runBisect(command, io) {
 
 // src/cli/publish.ts
 import { existsSync as existsSync14, readFileSync as readFileSync17 } from "node:fs";
-import path25 from "node:path";
+import path26 from "node:path";
 
 // src/history/publish.ts
-import { cpSync as cpSync3, existsSync as existsSync13, mkdirSync as mkdirSync6, readdirSync as readdirSync7, rmSync as rmSync9, writeFileSync as writeFileSync3 } from "node:fs";
-import path24 from "node:path";
+import { cpSync as cpSync3, existsSync as existsSync13, mkdirSync as mkdirSync6, readdirSync as readdirSync7, rmSync as rmSync11, writeFileSync as writeFileSync3 } from "node:fs";
+import path25 from "node:path";
 
 // src/history/site.ts
 var import_picomatch5 = __toESM(require_picomatch2(), 1);
@@ -97262,25 +97679,25 @@ bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions fee
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync13(path24.join(options.assets, "site.js")))
+  if (!existsSync13(path25.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
   if (existsSync13(out)) {
     const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync9(path24.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync11(path25.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path24.join(out, file.path);
-    mkdirSync6(path24.dirname(target), { recursive: true });
+    const target = path25.join(out, file.path);
+    mkdirSync6(path25.dirname(target), { recursive: true });
     writeFileSync3(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync6(path24.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync3(path24.join(options.assets, asset), path24.join(out, "assets", asset));
-  writeFileSync3(path24.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync6(path25.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync3(path25.join(options.assets, asset), path25.join(out, "assets", asset));
+  writeFileSync3(path25.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -97307,9 +97724,9 @@ async function runPublish(command, io) {
     const repository = repositoryOfRemote(remote) ?? void 0;
     if (command.repository && !repository)
       throw new Error(`--repository must be an https URL such as https://github.com/owner/repo; got '${command.repository}'.`);
-    const out = path25.resolve(io.cwd, command.out);
+    const out = path26.resolve(io.cwd, command.out);
     const written = writeSite(out, records, {
-      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path25.basename(io.cwd)}: benchmark history`,
+      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path26.basename(io.cwd)}: benchmark history`,
       version: io.version,
       generated: /* @__PURE__ */ new Date(),
       releases: command.releases,
@@ -97317,10 +97734,10 @@ async function runPublish(command, io) {
       siteUrl: command.siteUrl,
       drift,
       bisects,
-      assets: path25.join(path25.dirname(io.runnerPath), "site")
+      assets: path26.join(path26.dirname(io.runnerPath), "site")
     });
     io.stderr.write(
-      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path25.join(out, "index.html")}
+      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path26.join(out, "index.html")}
 `
     );
     return 0;
@@ -97384,7 +97801,7 @@ async function main(argv, io) {
       shard: command.shard,
       // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
       nativeCheck: command.nativeCheck ? {
-        observerPath: path26.join(path26.dirname(io.runnerPath), "native.js"),
+        observerPath: path27.join(path27.dirname(io.runnerPath), "native.js"),
         runTimeoutMs: command.nativeTimeoutMs,
         runs: command.nativeRuns
       } : void 0,
@@ -97393,7 +97810,7 @@ async function main(argv, io) {
         io,
         progress,
         trap,
-        command.installCache === void 0 ? void 0 : new Installs(path26.resolve(io.cwd, command.installCache))
+        command.installCache === void 0 ? void 0 : new Installs(path27.resolve(io.cwd, command.installCache))
       )
     });
   } catch (error) {
@@ -97446,7 +97863,7 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path26.relative(io.cwd, file) || file, report: readReport2(file) })));
+    return mergeShards(files.map((file) => ({ file: path27.relative(io.cwd, file) || file, report: readReport2(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
@@ -97492,9 +97909,9 @@ async function withProgress(io, command, body) {
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
   const history = ["record", "drift", "bisect"].includes(command.kind);
-  const runFolder = history ? mkdtempSync5(path26.join(os11.tmpdir(), "benchgate-installs-")) : void 0;
-  const folder = command.installCache !== void 0 ? path26.resolve(io.cwd, command.installCache) : runFolder;
-  const removeFolder = runFolder ? () => rmSync10(runFolder, { recursive: true, force: true }) : () => void 0;
+  const runFolder = history ? mkdtempSync6(path27.join(os12.tmpdir(), "benchgate-installs-")) : void 0;
+  const folder = command.installCache !== void 0 ? path27.resolve(io.cwd, command.installCache) : runFolder;
+  const removeFolder = runFolder ? () => rmSync12(runFolder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);
   try {
     return await body(gateIo(io, progress, trap, folder === void 0 ? void 0 : new Installs(folder, runFolder)), progress);
@@ -97540,8 +97957,8 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path26.resolve(cwd, file);
-  mkdirSync7(path26.dirname(target), { recursive: true });
+  const target = path27.resolve(cwd, file);
+  mkdirSync7(path27.dirname(target), { recursive: true });
   writeFileSync4(target, text2);
 }
 function progressPrinter(stream) {
@@ -97575,7 +97992,7 @@ function progressPrinter(stream) {
 }
 
 // src/util/secrets.ts
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync18, readSync, writeSync } from "node:fs";
+import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync18, readSync as readSync2, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -97595,9 +98012,9 @@ function wipeInitialEnvironment(names) {
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);
     if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start || end - start > 16 * 1024 * 1024) return false;
-    fd = openSync2("/proc/self/mem", "r+");
+    fd = openSync3("/proc/self/mem", "r+");
     const block = Buffer.alloc(end - start);
-    readSync(fd, block, 0, block.length, start);
+    readSync2(fd, block, 0, block.length, start);
     let offset2 = 0;
     while (offset2 < block.length) {
       let stop = block.indexOf(0, offset2);
@@ -97615,7 +98032,7 @@ function wipeInitialEnvironment(names) {
   } catch {
     return false;
   } finally {
-    if (fd !== void 0) closeSync2(fd);
+    if (fd !== void 0) closeSync3(fd);
   }
 }
 

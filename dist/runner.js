@@ -1,9 +1,9 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/runner.ts
-import { writeFileSync } from "node:fs";
+import { rmSync as rmSync2, writeFileSync } from "node:fs";
 import { findSourceMap } from "node:module";
-import path5 from "node:path";
+import path6 from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/measure/profiler.ts
@@ -2665,6 +2665,8 @@ import path4 from "node:path";
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
 var taskIds = (load) => load.tasks.map((task) => `${load.file}${ID_SEPARATOR}${task}`);
+var LOOPS = ["benchgateLoop", "benchgateBatch"];
+var INLINED = "(task code inlined into the loop)";
 
 // src/measure/micro/load.ts
 var CollectingBench = class extends ae {
@@ -2770,10 +2772,135 @@ function isObject(value) {
 }
 
 // src/measure/counts/task.ts
-import { existsSync, readFileSync as readFileSync3, rmSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync as readFileSync4, readSync, rmSync } from "node:fs";
 import os2 from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
+
+// src/measure/counts/functions.ts
+import { readFileSync as readFileSync3 } from "node:fs";
+import path5 from "node:path";
+function functionCosts(text, event = "Ir") {
+  const costs = /* @__PURE__ */ new Map();
+  let positions = 1;
+  let column = 0;
+  let object = "";
+  let current2;
+  let inner = false;
+  let afterCall = false;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("positions:")) positions = line.slice(10).trim().split(/\s+/).length;
+    else if (line.startsWith("events:")) column = Math.max(0, line.slice(7).trim().split(/\s+/).indexOf(event));
+    else if (line.startsWith("ob=")) object = line.slice(3) === "???" ? "" : line.slice(3);
+    else if (line.startsWith("fn=")) {
+      inner = /'\d+$/.test(line);
+      const name = line.slice(3).replace(/'\d+$/, "");
+      const key = `${object}\0${name}`;
+      current2 = costs.get(key) ?? { function: name, object, self: 0, inclusive: 0 };
+      costs.set(key, current2);
+    } else if (line.startsWith("calls=")) {
+      afterCall = /^calls=0\b/.test(line) ? "running" : "made";
+    } else if (/^[-+*0-9]/.test(line) && current2) {
+      const cost = Number(line.split(/\s+/)[positions + column] ?? 0) || 0;
+      if (!afterCall) current2.self += cost;
+      if (!inner && afterCall !== "running") current2.inclusive += cost;
+      afterCall = false;
+    }
+  }
+  return costs;
+}
+var PerfMap = class _PerfMap {
+  entries;
+  constructor(text) {
+    const entries = [];
+    for (const line of text.split("\n")) {
+      const match = /^([0-9a-f]+) ([0-9a-f]+) (.+)$/i.exec(line.trim());
+      if (!match) continue;
+      const start = Number.parseInt(match[1], 16);
+      entries.push({ start, end: start + Number.parseInt(match[2], 16), name: match[3] });
+    }
+    this.entries = entries;
+  }
+  static read(file) {
+    try {
+      return new _PerfMap(readFileSync3(file, "utf8"));
+    } catch {
+      return new _PerfMap("");
+    }
+  }
+  /** The name of the code at a callgrind address (`0x000000000d045e00`), the latest entry that holds it. */
+  nameOf(address) {
+    if (!/^0x[0-9a-f]+$/i.test(address)) return void 0;
+    const at = Number.parseInt(address.slice(2), 16);
+    for (let i2 = this.entries.length - 1; i2 >= 0; i2--) {
+      const entry2 = this.entries[i2];
+      if (at >= entry2.start && at < entry2.end) return entry2.name;
+    }
+    return void 0;
+  }
+};
+function nameCosts(costs, map, root) {
+  const named = /* @__PURE__ */ new Map();
+  for (const cost of costs) {
+    const { name, where } = nameOf(cost, map, root);
+    const key = `${where}\0${name}`;
+    const entry2 = named.get(key) ?? { function: name, where, self: 0, inclusive: 0 };
+    entry2.self += cost.self;
+    entry2.inclusive = Math.max(entry2.inclusive, cost.inclusive);
+    named.set(key, entry2);
+  }
+  return [...named.values()];
+}
+function nameOf(cost, map, root) {
+  const mapped = map.nameOf(cost.function);
+  if (mapped) {
+    const js = /^(?:JS|LazyCompile|Function|Script):[~^+*]?(.*?)(?: (\S+:\d+(?::\d+)?))?$/.exec(mapped);
+    if (js && LOOPS.includes(js[1])) return { name: INLINED, where: "JIT" };
+    if (js) return { name: js[1] || "(anonymous)", where: js[2] && place(js[2], root) || "JIT" };
+    const kind = /^(\w+):(.+)$/.exec(mapped);
+    if (kind?.[1] === "RegExp") return { name: `/${kind[2]}/`, where: "regexp" };
+    return kind ? { name: kind[2], where: "V8" } : { name: mapped, where: "JIT" };
+  }
+  if (cost.function.startsWith("Builtins_")) return { name: cost.function.slice("Builtins_".length), where: "V8" };
+  if (/^0x[0-9a-f]+$/i.test(cost.function) && !cost.object) return { name: "(JIT code, unnamed)", where: "JIT" };
+  const name = shortName(cost.function);
+  if (name.startsWith("v8::")) return { name: name.replace(/^v8::(?:internal::)?/, ""), where: "V8" };
+  return { name, where: cost.object ? path5.basename(cost.object) : "native" };
+}
+function shortName(full) {
+  if (full.startsWith("(")) return full;
+  const symbol = full.replaceAll("(anonymous namespace)", "{anonymous}").replace(/@@?[\w.]+$/, "");
+  let depth = 0;
+  let open = -1;
+  let start = 0;
+  for (let i2 = 0; i2 < symbol.length; i2++) {
+    const c2 = symbol[i2];
+    if (c2 === "<") depth++;
+    else if (c2 === ">") depth--;
+    else if (c2 === "(" && depth === 0 && open < 0 && i2 > 0) open = i2;
+    else if (c2 === " " && depth === 0 && open < 0 && !symbol.slice(0, i2).endsWith("operator")) start = i2 + 1;
+  }
+  const name = symbol.slice(start, open < 0 ? void 0 : open);
+  return name || full;
+}
+function place(location, root) {
+  const match = /^(.*?):(\d+)(?::\d+)?$/.exec(location);
+  const file = decoded((match?.[1] ?? location).replace(/^file:\/\//, "").replace(/\?.*$/, ""));
+  if (!file) return "";
+  const line = match ? `:${match[2]}` : "";
+  if (!path5.isAbsolute(file)) return `${file}${line}`;
+  const relative = path5.relative(root, file);
+  return `${relative.startsWith("..") ? file : relative.split(path5.sep).join("/")}${line}`;
+}
+function decoded(url) {
+  try {
+    return decodeURI(url);
+  } catch {
+    return url;
+  }
+}
+
+// src/measure/counts/task.ts
 var BLOCK_INSTRUCTIONS = 1e6;
 var MEASURED_BLOCKS = 7;
 var STEADY_RUN = 2;
@@ -2804,13 +2931,32 @@ var Counter = class {
   }
   /** The instructions of the segment that dump `n` ended (its file is removed). */
   read(n2) {
-    return readDump(`${this.prefix}.${n2}`, this.figure);
+    const file = `${this.prefix}.${n2}`;
+    this.recorded?.push(file);
+    return readDump(file, this.figure, this.recorded !== void 0);
   }
   /**
    * `count` blocks of `run()` back to back after a young collection (so where their scavenges fall depends on them
    * alone, not on what the process allocated before): each block's instructions, its marker's call included.
    */
   async blocks(count, run) {
+    const first = await this.marked(count, run);
+    return Array.from({ length: count }, (_2, k2) => this.read(first + 1 + k2));
+  }
+  /** While set, each block's dump is kept, in order, to be read function by function later (a profile's blocks). */
+  recorded;
+  /** Keep the next blocks' dumps (written with `--compress-strings=no`, callgrindArgs' `functions`). */
+  record() {
+    this.recorded = [];
+  }
+  /** The dumps kept since `record()` (the caller reads and removes them); recording stops. */
+  takeRecorded() {
+    const recorded = this.recorded ?? [];
+    this.recorded = void 0;
+    return recorded;
+  }
+  /** Runs `count` marked blocks after a young collection; the number of the mark before the first (its dump removed). */
+  async marked(count, run) {
     youngCollection();
     const first = this.mark();
     for (let k2 = 0; k2 < count; k2++) {
@@ -2820,20 +2966,40 @@ var Counter = class {
     rmSync(`${this.prefix}.${first}`, { force: true });
     if (existsSync(`${this.prefix}.${this.dumps + 1}`))
       throw new Error("the task calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
-    return Array.from({ length: count }, (_2, k2) => this.read(first + 1 + k2));
+    return first;
   }
 };
+function functionsPerCall(empty, measured, batch) {
+  if (!measured.length) return [];
+  const medianOf = (of, key, cost) => of.length ? median(of.map((costs) => costs.get(key)?.[cost] ?? 0)) : 0;
+  const perCall = [];
+  for (const key of new Set(measured.flatMap((costs) => [...costs.keys()]))) {
+    const cost = measured.find((costs) => costs.has(key)).get(key);
+    const self = (medianOf(measured, key, "self") - medianOf(empty, key, "self")) / batch;
+    const inclusive = (medianOf(measured, key, "inclusive") - medianOf(empty, key, "inclusive")) / batch;
+    if (self >= 0.5 || inclusive >= 0.5) perCall.push({ ...cost, self, inclusive });
+  }
+  return perCall.sort((a2, b) => b.self - a2.self);
+}
+function profileDumps(dumps) {
+  const read = (files) => files.map((file) => {
+    const costs = functionCosts(readFileSync4(file, "utf8"));
+    rmSync(file, { force: true });
+    return costs;
+  });
+  return functionsPerCall(read(dumps.empty), read(dumps.measured), dumps.batch);
+}
 var CYCLE_WEIGHTS = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
-function readDump(file, figure = "instructions") {
+function readDump(file, figure = "instructions", keep = false) {
   let text;
   try {
-    text = readFileSync3(file, "utf8");
+    text = dumpHeader(file);
   } catch {
     throw new Error(
       `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`
     );
   }
-  rmSync(file, { force: true });
+  if (!keep) rmSync(file, { force: true });
   const totals = /^(?:totals|summary):((?:\s+\d+)+)/m.exec(text);
   if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
   const values = totals[1].trim().split(/\s+/).map(Number);
@@ -2842,6 +3008,19 @@ function readDump(file, figure = "instructions") {
   if (!events.includes("D1mr"))
     throw new Error(`callgrind's dump ${file} has no cache events (events: ${events.join(" ")}): cycles need --cache-sim=yes`);
   return events.reduce((sum2, event, i2) => sum2 + (CYCLE_WEIGHTS[event] ?? 0) * (values[i2] ?? 0), 0);
+}
+var HEADER = Buffer.alloc(16384);
+function dumpHeader(file) {
+  const fd = openSync(file, "r");
+  try {
+    const read = readSync(fd, HEADER, 0, HEADER.length, 0);
+    const summary = HEADER.subarray(0, read).indexOf("\nsummary:");
+    const end = summary < 0 ? -1 : HEADER.subarray(0, read).indexOf("\n", summary + 1);
+    if (end >= 0) return HEADER.toString("latin1", 0, end);
+  } finally {
+    closeSync(fd);
+  }
+  return readFileSync4(file, "utf8");
 }
 var collector;
 function collect(options) {
@@ -2857,7 +3036,7 @@ function youngCollection() {
 function fullCollection() {
   collect({ type: "major", execution: "sync" });
 }
-async function countTask(loop, counter, sizes = CALL_BLOCKS) {
+async function countTask(loop, counter, sizes = CALL_BLOCKS, profile = false) {
   const blocks = (count, calls) => counter.blocks(count, () => loop(calls));
   const empty = async () => Math.min(...await blocks(3, 0));
   let overhead = await empty();
@@ -2883,8 +3062,13 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS) {
       }
     }
   }
+  const profiling = profile && counter instanceof Counter;
+  if (profiling) counter.record();
   overhead = await empty();
+  const emptyDumps = profiling ? counter.takeRecorded() : [];
+  if (profiling) counter.record();
   const measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
+  const dumps = profiling ? { empty: emptyDumps, measured: counter.takeRecorded(), batch } : void 0;
   const window = measured.reduce((sum2, x2) => sum2 + x2, 0) / measured.length;
   return {
     instructions: sizes.estimate === "window" ? window : median(measured),
@@ -2893,9 +3077,13 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS) {
     calls: batch * sizes.measuredBlocks,
     batch,
     warmupBlocks: perCall.length,
-    steady
+    steady,
+    ...dumps ? { dumps } : {}
   };
 }
+
+// src/measure/counts/callgrind.ts
+var perfMapOf = (pid) => `/tmp/perf-${pid}.map`;
 
 // src/measure/micro/runner.ts
 function send(message) {
@@ -2916,7 +3104,7 @@ async function loadSides(sides) {
       current = `loading ${file} (${side.revision})`;
       const before = fingerprint();
       try {
-        const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path5.join(side.root, file), side.root);
+        const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path6.join(side.root, file), side.root);
         const changed = changes(before, fingerprint());
         if (changed.length)
           sharedChanged ??= `${side.revision}'s ${file} changed builtins that both revisions share in one process (${changed.join(", ")})`;
@@ -3028,6 +3216,7 @@ async function runCount(job) {
   await counter.blocks(1, () => void 0);
   const { files, byId } = await loadSides(job.sides);
   const counts = [];
+  const profiles = /* @__PURE__ */ new Map();
   for (const [id, [task]] of byId) {
     if (job.skip.includes(id) || !task) continue;
     current = id;
@@ -3039,18 +3228,34 @@ async function runCount(job) {
     const side = new LocalSide(task);
     fullCollection();
     try {
-      const figures2 = await countTask(await side.countingLoop(), counter);
+      const loop = await side.countingLoop();
+      const { dumps, ...figures2 } = await countTask(loop, counter, void 0, job.profile?.includes(id));
       if (!(figures2.instructions > 0))
         counts.push({ id, error: `counted ${figures2.instructions} instructions a call beyond an empty block: nothing measurable is left` });
-      else counts.push({ id, ...figures2 });
+      else {
+        counts.push({ id, ...figures2 });
+        if (dumps) profiles.set(id, dumps);
+      }
     } catch (error) {
       counts.push({ id, error: error instanceof Error ? error.message : describeThrown(error) });
     } finally {
       await side.finish();
     }
   }
+  const mapFile = perfMapOf(process.pid);
+  const map = profiles.size ? PerfMap.read(mapFile) : void 0;
+  rmSync2(mapFile, { force: true });
+  if (map) {
+    for (const count of counts) {
+      const dumps = profiles.get(count.id);
+      if (!dumps) continue;
+      const named = nameCosts(profileDumps(dumps), map, job.sides[0].root).sort((a2, b) => b.self - a2.self);
+      count.functions = named.slice(0, PROFILED_FUNCTIONS).map((f2) => ({ function: f2.function, where: f2.where, perCall: Math.max(0, f2.self), inclusive: Math.max(0, f2.inclusive) }));
+    }
+  }
   await send({ type: "counted", files, counts });
 }
+var PROFILED_FUNCTIONS = 2e3;
 function beat(id) {
   const tick = throttled(() => void send({ type: "progress", id }));
   return (revision) => revision ? void send({ type: "progress", id, revision }) : tick();

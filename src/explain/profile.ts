@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { INLINED } from '../measure/micro/protocol.js';
 import type { CpuProfile } from '../measure/profiler.js';
 import { FunctionShapes } from './functions.js';
 
@@ -81,9 +82,6 @@ export interface SummaryOptions {
    */
   loops?: readonly string[];
 }
-
-/** How a benchmark loop's own frame is shown: the task code V8 compiled into it. */
-export const INLINED = '(task code inlined into the loop)';
 
 /** Self time per function: each sample's time goes to the function on top of its stack. */
 export function summarizeProfile(profile: CpuProfile, root: string, options: SummaryOptions = {}): ProfileSummary {

@@ -12,12 +12,13 @@ import { pathToFileURL } from 'node:url';
 import type { Revision, RevisionLabel } from '../checkout/revisions.js';
 import type { HttpBenchmarkConfig } from '../config/types.js';
 import { profileServers } from '../measure/http/profile.js';
-import { ID_SEPARATOR, type ProfileJob } from '../measure/micro/protocol.js';
+import { ID_SEPARATOR, LOOPS, type ProfileJob } from '../measure/micro/protocol.js';
 import { isTypeScript } from '../measure/micro/harness/typescript-files.js';
 import { runBenchmarkProcess } from '../measure/micro/spawn.js';
 import type { CpuProfile } from '../measure/profiler.js';
 import { messageOf } from '../util/errors.js';
 import type { Agreement } from './agreement.js';
+import type { CountsProfileExplanation } from './counts.js';
 import { FunctionShapes, type ShapeOptions } from './functions.js';
 import { diffProfiles, GC, SourceMaps, summarizeProfile, type ProfileRow } from './profile.js';
 
@@ -51,7 +52,8 @@ export interface ProfileExplanation {
   agreement?: Agreement;
 }
 
-export type Explanation = ProfileExplanation | { error: string; durationMs: number };
+/** A CPU profile of each revision (V8's sampler), or for a counted benchmark a profile in instructions (counts.ts). */
+export type Explanation = ProfileExplanation | CountsProfileExplanation | { error: string; durationMs: number };
 
 /** A benchmark to profile: its id, kind and (micro) the bench file that declares it. */
 export interface ProfileTarget {
@@ -174,7 +176,7 @@ async function profileBoth(target: ProfileTarget, plan: ExplainPlan, started: nu
       file.startsWith(path.dirname(plan.runnerPath) + path.sep) || file.startsWith(path.dirname(plan.probePath) + path.sep),
     notOwn: (file: string) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
-    loops: ['benchgateLoop', 'benchgateBatch'],
+    loops: LOOPS,
   };
   const read = (side: RevisionLabel) => summarizeProfile(profiles[side], revisions[side].root, options);
   const summaries = { base: read('base'), head: read('head') };

@@ -10,7 +10,7 @@ import { formatDuration } from '../util/format.js';
 import type { RunContext } from './plan.js';
 
 /** A benchmark process under callgrind shows progress once a task: a task's count may take minutes there. */
-const COUNT_STALL_MS = 10 * 60_000;
+export const COUNT_STALL_MS = 10 * 60_000;
 
 export interface CountsStage {
   benchmarks: ReportBenchmark[];

@@ -105,7 +105,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const timed = judge(run, micro, http);
     const judged = counted ? joinCounted(timed, counted, run.config.micro, http !== undefined) : timed;
     const measureEnded = now();
-    const explained = await explainStage(run, judged.benchmarks, micro, http);
+    const explained = await explainStage(run, judged.benchmarks, micro, http, toCount);
     const native = options.nativeCheck && files ? await nativeStage(run, files, inventory, explained.benchmarks) : undefined;
     const checked = native?.benchmarks ?? explained.benchmarks;
     // The solo check times what was timed: counted rows keep their counts' verdicts.

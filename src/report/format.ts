@@ -49,6 +49,9 @@ export const COUNTS_LEGEND =
   "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; " +
   "the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
 
+/** A count a call: "24.6k", and "0" for none (a function that did not run at a revision), never "0.00". */
+export const formatCount = (x: number) => (x === 0 ? '0' : formatOps(x));
+
 /** A counted figure's unit in a cell: "instr", or "cycles" (micro.count: cycles). */
 export const countUnit = (figure: 'cycles' | undefined) => (figure === 'cycles' ? 'cycles' : 'instr');
 

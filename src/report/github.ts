@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CommentMode } from '../config/action-inputs.js';
 import { formatBudget, formatMicros } from '../util/format.js';
-import { formatChange } from './format.js';
+import { formatChange, formatCount } from './format.js';
 import type { Report, ReportBenchmark } from './model.js';
 
 /** GitHub's limit on a comment body. */
@@ -141,20 +141,44 @@ export function regressionAnnotations(report: Report, projectDir: string, repoRo
           line: existsSync(file) ? lineOf(file, needle) : undefined,
         },
       ];
-      const slower = b.profile && 'ownCode' in b.profile ? b.profile.ownCode[0] : undefined;
-      const place = slower && /^(.+):(\d+)$/.exec(slower.location);
-      if (slower && place && existsSync(path.join(projectDir, place[1]!))) {
-        const unit = (b.profile as { unit: string }).unit;
+      const slower = slowerFunction(b.id, b.profile);
+      const place = slower && /^(.+):(\d+)$/.exec(slower.where);
+      if (slower && place && existsSync(path.join(projectDir, place[1]!)))
         annotations.push({
           level: 'notice',
-          title: `benchgate: ${slower.function} got slower`,
-          message: `${b.id}: ${slower.function} costs ${formatMicros(slower.headPerOpUs)} per ${unit} at head, ${formatMicros(slower.basePerOpUs)} at base (CPU profiles, with what it calls)`,
+          title: `benchgate: ${slower.function} ${slower.verb}`,
+          message: slower.message,
           file: path.relative(repoRoot, path.join(projectDir, place[1]!)),
           line: Number(place[2]),
         });
-      }
       return annotations;
     });
+}
+
+/** The project function a profile found costing most more, with what it calls: in time (CPU profiles) or in counts. */
+function slowerFunction(id: string, profile: ReportBenchmark['profile']) {
+  if (!profile || 'error' in profile) return undefined;
+  if ('measure' in profile) {
+    const row = profile.ownCode[0];
+    const what = profile.figure === 'cycles' ? 'estimated cycles' : 'instructions';
+    return (
+      row && {
+        function: row.function,
+        where: row.where,
+        verb: `runs more ${what}`,
+        message: `${id}: ${row.function} runs ${formatCount(row.head)} ${what} per call at head, ${formatCount(row.base)} at base (callgrind, with what it calls)`,
+      }
+    );
+  }
+  const row = profile.ownCode[0];
+  return (
+    row && {
+      function: row.function,
+      where: row.location,
+      verb: 'got slower',
+      message: `${id}: ${row.function} costs ${formatMicros(row.headPerOpUs)} per ${profile.unit} at head, ${formatMicros(row.basePerOpUs)} at base (CPU profiles, with what it calls)`,
+    }
+  );
 }
 
 function taskName(b: ReportBenchmark): string {

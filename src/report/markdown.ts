@@ -139,6 +139,7 @@ function profileMarkdown(id: string, profile: NonNullable<ReportBenchmark['profi
   if (sections.error) parts.push(pre(sections.error));
   else if (sections.rows.length === 0) parts.push(md`No function costs more per operation at head.`);
   else parts.push(table(sections.header, sections.rows, 2));
+  if (sections.fell?.length) parts.push(md``, md`and cost less at head:`, md``, table(sections.header, sections.fell, 2));
   if (sections.ownCode.length) parts.push(md``, ...sections.ownCode.map((line) => md`- in the project's code: ${line}`));
   if (sections.files.length) {
     const where = report.pullRequest

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { formatDuration, formatMicros, formatPercent, formatShare, isFiniteNumber } from '../util/format.js';
 import type { Agreement } from '../explain/agreement.js';
 import type { Explanation, ProfileExplanation } from '../explain/run.js';
-import { formatInterval } from './format.js';
+import { countUnit, formatCount, formatInterval } from './format.js';
+import type { CountedFunctionRow, CountsProfileExplanation } from '../explain/counts.js';
 import type { ProfileRow } from '../explain/profile.js';
 
 /** What the terminal and markdown reports show of a benchmark's profiles. */
@@ -14,6 +15,8 @@ export interface ProfileSections {
   ownCode: string[];
   /** The .cpuprofile files' names. */
   files: string[];
+  /** A profile in instructions: the functions that cost less at head (what a change saved, or moved elsewhere). */
+  fell?: string[][];
   /** Where the profile's change disagrees with the rounds': one line, with the reason found. */
   disagreement?: string;
   error?: string;
@@ -34,6 +37,7 @@ function where(row: ProfileRow): string {
 export function profileSections(id: string, profile: Explanation): ProfileSections {
   const took = formatDuration(profile.durationMs);
   if ('error' in profile) return { title: `${id}: no CPU profile`, header: [], rows: [], ownCode: [], files: [], error: profile.error };
+  if ('measure' in profile) return countsSections(id, profile);
   const unit = profile.unit;
   // Reports made before the profiles said how they ran have no `process`.
   const how =
@@ -63,6 +67,37 @@ export function profileSections(id: string, profile: Explanation): ProfileSectio
         `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} → ${formatMicros(row.headPerOpUs)} per ${unit}, with what it calls`,
     ),
     files: [profile.files.base, profile.files.head].map((file) => path.basename(file)),
+  };
+}
+
+/**
+ * A counted benchmark's profile: "…: instructions per call 1.10k → 13.5k (callgrind, seed 1, profiled in 24s, each
+ * revision alone)", its functions' own counts a call at each revision, those that grew most, then those that fell.
+ */
+function countsSections(id: string, profile: CountsProfileExplanation): ProfileSections {
+  const unit = countUnit(profile.figure === 'cycles' ? 'cycles' : undefined);
+  const what = profile.figure === 'cycles' ? 'estimated cycles' : 'instructions';
+  const count = (x: number) => `${formatCount(x)} ${unit}`;
+  const signed = (x: number) => `${x >= 0 ? '+' : '−'}${count(Math.abs(x))}`;
+  const row = (r: CountedFunctionRow) => [r.function, r.where, count(r.base), count(r.head), signed(r.head - r.base)];
+  return {
+    title:
+      `${id}: ${what} per call ${count(profile.perOp.base)} → ${count(profile.perOp.head)} ` +
+      `(callgrind, seed ${profile.seed}, profiled in ${formatDuration(profile.durationMs)}, each revision alone; each function's own ${what}, without what it calls)`,
+    ...(profile.disagrees
+      ? {
+          disagreement:
+            `the profiled process counted ${count(profile.perOp.base)} → ${count(profile.perOp.head)} a call where the verdict's ` +
+            `seed ${profile.seed} counted ${count(profile.disagrees.base)} → ${count(profile.disagrees.head)}: it did not repeat that ` +
+            "seed's process (a collection or a compilation fell elsewhere). The verdict is the seeds'; read the functions " +
+            'below as leads.',
+        }
+      : {}),
+    header: ['function', 'where', 'base', 'head', 'change per call'],
+    rows: profile.top.map(row),
+    ownCode: profile.ownCode.map((r) => `${r.function} (${r.where}): ${count(r.base)} → ${count(r.head)} per call, with what it calls`),
+    fell: profile.fell.map(row),
+    files: [],
   };
 }
 

@@ -179,6 +179,17 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
           ),
         ),
       );
+    if (sections.fell?.length) {
+      lines.push('  and cost less at head:');
+      lines.push(
+        ...indentLines(
+          plainTable(
+            sections.header,
+            sections.fell.map((row) => row.map((cell, i) => fit(printable(cell), i < 2 ? 40 : 16))),
+          ),
+        ),
+      );
+    }
     for (const line of sections.ownCode) lines.push(`  in the project's code: ${printable(line)}`);
     lines.push('');
   }

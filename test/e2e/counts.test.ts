@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { fixtureRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
@@ -14,6 +14,13 @@ afterEach(async () => {
   if (repo) expect(leftovers(repo)).toEqual({ worktrees: [], tempDirs: [] });
 });
 
+interface CountsProfile {
+  measure: string;
+  perOp: { base: number; head: number };
+  top: { function: string; base: number; head: number }[];
+  ownCode: { function: string; where: string; base: number; head: number }[];
+}
+
 interface CountedRow {
   id: string;
   verdict: string;
@@ -24,12 +31,9 @@ interface CountedRow {
 }
 
 describe('benchgate compare --measure counts (micro.measure: counts), under callgrind', () => {
-  it('counts the uuid-per-request story as a regression in instructions per call, and says what the columns are', async () => {
+  it('counts the uuid-per-request story as a regression in instructions per call, says what the columns are, and profiles it in instructions', async () => {
     repo = fixtureRepo('ids', { config: COUNTS });
-    const run = await runCli(
-      ['compare', '--base', 'main', '--profile', 'never', '--json', 'out/report.json', '--markdown', 'out/report.md'],
-      repo,
-    );
+    const run = await runCli(['compare', '--base', 'main', '--json', 'out/report.json', '--markdown', 'out/report.md'], repo);
     expect(run.code, run.stderr).toBe(1);
     const report = readJson(path.join(repo, 'out/report.json'));
     expect(report.verdict).toBe('fail');
@@ -49,6 +53,22 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
     expect(run.stdout).toMatch(/instr/);
     expect(run.stdout).toContain('instructions per call');
     expect(run.stdout).toContain('FAIL: 1 regression');
+    // The regression profiled in instructions (not a CPU profile): the task counted again under seed 1, function by
+    // function, the project's makeId named from V8's perf map with what it calls.
+    const profile = (bench as unknown as { profile: CountsProfile }).profile;
+    expect(profile.measure).toBe('counts');
+    expect(profile.perOp.head / bench!.counts.head.seeds[0]! - 1).toBeCloseTo(0, 2);
+    expect(profile.top.length).toBeGreaterThan(0);
+    for (const row of profile.top) expect(row.head).toBeGreaterThan(row.base);
+    const own = profile.ownCode[0]!;
+    expect(own).toMatchObject({ function: 'makeId', where: 'src/ids.js:4' });
+    // makeId with what it calls is most of the task's count at head (the task's own call and loop are the rest).
+    expect(own.head / profile.perOp.head).toBeGreaterThan(0.9);
+    expect(own.head / profile.perOp.head).toBeLessThanOrEqual(1.001);
+    expect(run.stdout).toContain("in the project's code: makeId (src/ids.js:4)");
+    expect(readFileSync(path.join(repo, 'out/report.md'), 'utf8')).toContain('instructions per call');
+    // V8's code log, which its perf map turns on, went beside the dumps, not into the project's folder.
+    expect(readdirSync(repo).filter((name) => name.endsWith('.log'))).toEqual([]);
   });
 
   it('measures both with --measure both: the verdict from time, the count (in cycles) beside it, and whether the two agree', async () => {

@@ -31,8 +31,19 @@ export function findCallgrind(valgrind = 'valgrind'): { path: string; version: s
  * the marker) to `<dumpPrefix>.<n>`, node with V8's predictable mode (no concurrent compiler or collector threads:
  * the same work in the same order every run) under the seed's hash and random seeds. Full tiering: the optimizing
  * compilers stay on, as users run.
+ * - `names`: V8 writes its perf map (`/tmp/perf-<pid>.map`), which names the code it compiled in a profile. Every
+ *   micro-benchmark process runs with it, counted or profiled alike: the map's code log changes what V8 allocates,
+ *   and a profile repeats its seed's process to the instruction only when both ran with it (without it in the counted
+ *   ones, 2 of fast-uri's 8 tasks were profiled with a marking the count did not hold, 50-60% more instructions).
+ * - `functions`: every dump names its functions in full (`--compress-strings=no`), so each is read on its own.
  */
-export function callgrindArgs(dumpPrefix: string, seed: number, node = process.execPath, figure: CountedFigure = 'instructions'): string[] {
+export function callgrindArgs(
+  dumpPrefix: string,
+  seed: number,
+  node = process.execPath,
+  figure: CountedFigure = 'instructions',
+  { names = false, functions = false }: { names?: boolean; functions?: boolean } = {},
+): string[] {
   return [
     '--tool=callgrind',
     '--quiet',
@@ -42,13 +53,19 @@ export function callgrindArgs(dumpPrefix: string, seed: number, node = process.e
     '--dump-before=uv_os_getpriority',
     '--dump-instr=no',
     '--dump-line=no',
+    ...(functions ? ['--compress-strings=no'] : []),
     node,
     '--predictable',
     '--predictable-gc-schedule',
     `--hash-seed=${seed}`,
     `--random-seed=${seed}`,
+    // The code log the perf map turns on goes beside the dumps, not into the project's folder.
+    ...(names ? ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${dumpPrefix}.v8.log`] : []),
   ];
 }
+
+/** Where V8 writes a process's perf map (its fixed place; `names` above): the process reads it, then removes it. */
+export const perfMapOf = (pid: number) => `/tmp/perf-${pid}.map`;
 
 /**
  * The action's installer, on a runner without valgrind: `sudo -n apt-get install -y valgrind` (GitHub's Ubuntu runners

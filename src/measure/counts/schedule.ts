@@ -10,7 +10,7 @@ import type { Revision, RevisionLabel } from '../../checkout/revisions.js';
 import type { CountedFigure } from '../../config/types.js';
 import { runBenchmarkProcess } from '../micro/spawn.js';
 import { ID_SEPARATOR, type TaskCount } from '../micro/protocol.js';
-import { callgrindArgs } from './callgrind.js';
+import { callgrindArgs, perfMapOf } from './callgrind.js';
 
 export interface CountPlan {
   base: Revision;
@@ -84,13 +84,11 @@ export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> 
   // what a file's tasks inherit from the files before them (compiled code, feedback, the heap) differs between
   // revisions that share no process, and a fixed order would make that one revision's lasting bias. Shuffled, it is
   // spread between seeds, where the interval sees it. Tasks keep their order within a file.
-  const union = [...new Set([...plan.baseFiles, ...plan.headFiles])].sort();
   const jobs: Job[] = plan.seeds.flatMap((seed) => {
-    const order = seedOrder(union, seed);
-    const ordered = (files: string[]) => order.filter((file) => files.includes(file));
+    const files = filesForSeed(plan.baseFiles, plan.headFiles, seed);
     return [
-      { revision: plan.base, files: ordered(plan.baseFiles), seed },
-      { revision: plan.head, files: ordered(plan.headFiles), seed },
+      { revision: plan.base, files: files.base, seed },
+      { revision: plan.head, files: files.head, seed },
     ];
   });
   const temp = mkdtempSync(path.join(plan.tempDir ?? os.tmpdir(), 'benchgate-counts-'));
@@ -119,7 +117,8 @@ export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> 
             runnerPath: plan.runnerPath,
             stallTimeoutMs: plan.stallTimeoutMs,
             cwd: job.revision.root,
-            command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, job.seed, undefined, plan.figure) },
+            command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, job.seed, undefined, plan.figure, { names: true }) },
+            leaves: (pid) => [perfMapOf(pid)],
           },
         );
         if (!outcome.ok) {
@@ -205,6 +204,12 @@ export function collect(jobs: Job[], results: Map<Job, Outcome>): CountedBenchma
   }
   const failed = [...failedFiles].map(([file, error]): CountedBenchmark => ({ id: file, file, base: undefined, head: undefined, error }));
   return [...rows, ...failed];
+}
+
+/** Each revision's bench files in the order a seed loads them (the same at both revisions; measureCounts says why). */
+export function filesForSeed(baseFiles: readonly string[], headFiles: readonly string[], seed: number): { base: string[]; head: string[] } {
+  const order = seedOrder([...new Set([...baseFiles, ...headFiles])].sort(), seed);
+  return { base: order.filter((file) => baseFiles.includes(file)), head: order.filter((file) => headFiles.includes(file)) };
 }
 
 /** The files in seed 1's order as given, other seeds' a shuffle fixed by the seed (Fisher–Yates on a small LCG). */

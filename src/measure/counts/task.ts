@@ -7,12 +7,13 @@
  *
  * Written by hand: no library drives callgrind from inside the measured process.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { median } from 'simple-statistics';
 import type { CountedFigure } from '../../config/types.js';
+import { functionCosts, type FunctionCost } from './functions.js';
 
 /**
  * A block of calls is sized to at least this many instructions (an empty block's cost, the marker's, is taken off):
@@ -89,7 +90,10 @@ export class Counter implements BlockCounter {
 
   /** The instructions of the segment that dump `n` ended (its file is removed). */
   read(n: number): number {
-    return readDump(`${this.prefix}.${n}`, this.figure);
+    const file = `${this.prefix}.${n}`;
+    // Parsed after the last task, not here: a parse in the measured process would move its collections.
+    this.recorded?.push(file);
+    return readDump(file, this.figure, this.recorded !== undefined);
   }
 
   /**
@@ -97,6 +101,27 @@ export class Counter implements BlockCounter {
    * alone, not on what the process allocated before): each block's instructions, its marker's call included.
    */
   async blocks(count: number, run: () => unknown): Promise<number[]> {
+    const first = await this.marked(count, run);
+    return Array.from({ length: count }, (_, k) => this.read(first + 1 + k));
+  }
+
+  /** While set, each block's dump is kept, in order, to be read function by function later (a profile's blocks). */
+  private recorded: string[] | undefined;
+
+  /** Keep the next blocks' dumps (written with `--compress-strings=no`, callgrindArgs' `functions`). */
+  record(): void {
+    this.recorded = [];
+  }
+
+  /** The dumps kept since `record()` (the caller reads and removes them); recording stops. */
+  takeRecorded(): string[] {
+    const recorded = this.recorded ?? [];
+    this.recorded = undefined;
+    return recorded;
+  }
+
+  /** Runs `count` marked blocks after a young collection; the number of the mark before the first (its dump removed). */
+  private async marked(count: number, run: () => unknown): Promise<number> {
     youngCollection();
     const first = this.mark();
     for (let k = 0; k < count; k++) {
@@ -107,8 +132,47 @@ export class Counter implements BlockCounter {
     // A dump beyond the last mark: the task itself called os.getPriority(), and every number after it would be off.
     if (existsSync(`${this.prefix}.${this.dumps + 1}`))
       throw new Error('the task calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)');
-    return Array.from({ length: count }, (_, k) => this.read(first + 1 + k));
+    return first;
   }
+}
+
+/**
+ * A counted task's profile, from the blocks its count read (countTask's last empty blocks, then its measured ones,
+ * recorded function by function): each function's median over the measured blocks (a compilation or collection that
+ * falls in one block moves none, as the count's median over blocks does not move), less its median over the empty
+ * ones (the marker's own call), per call, on its own and with what it calls. Functions that cost less than half an
+ * instruction a call both ways are left out.
+ */
+export function functionsPerCall(empty: Map<string, FunctionCost>[], measured: Map<string, FunctionCost>[], batch: number): FunctionCost[] {
+  if (!measured.length) return [];
+  const medianOf = (of: Map<string, FunctionCost>[], key: string, cost: 'self' | 'inclusive') =>
+    of.length ? median(of.map((costs) => costs.get(key)?.[cost] ?? 0)) : 0;
+  const perCall: FunctionCost[] = [];
+  for (const key of new Set(measured.flatMap((costs) => [...costs.keys()]))) {
+    const cost = measured.find((costs) => costs.has(key))!.get(key)!;
+    const self = (medianOf(measured, key, 'self') - medianOf(empty, key, 'self')) / batch;
+    const inclusive = (medianOf(measured, key, 'inclusive') - medianOf(empty, key, 'inclusive')) / batch;
+    if (self >= 0.5 || inclusive >= 0.5) perCall.push({ ...cost, self, inclusive });
+  }
+  return perCall.sort((a, b) => b.self - a.self);
+}
+
+/** The dumps a count's figure comes from: its last empty blocks, its measured blocks, and the calls in each. */
+export interface ProfileDumps {
+  empty: string[];
+  measured: string[];
+  batch: number;
+}
+
+/** A count's kept dumps read function by function (functionsPerCall), then removed. */
+export function profileDumps(dumps: ProfileDumps): FunctionCost[] {
+  const read = (files: string[]) =>
+    files.map((file) => {
+      const costs = functionCosts(readFileSync(file, 'utf8'));
+      rmSync(file, { force: true });
+      return costs;
+    });
+  return functionsPerCall(read(dumps.empty), read(dumps.measured), dumps.batch);
 }
 
 /**
@@ -122,16 +186,16 @@ const CYCLE_WEIGHTS: Record<string, number> = { Ir: 1, I1mr: 10, D1mr: 10, D1mw:
  * The figure of the segment a callgrind dump holds, from its `events:` and `totals:` lines: its instructions, or its
  * estimated cycles (CYCLE_WEIGHTS; the dump must hold the cache model's events). The file is removed.
  */
-export function readDump(file: string, figure: CountedFigure = 'instructions'): number {
+export function readDump(file: string, figure: CountedFigure = 'instructions', keep = false): number {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = dumpHeader(file);
   } catch {
     throw new Error(
       `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`,
     );
   }
-  rmSync(file, { force: true });
+  if (!keep) rmSync(file, { force: true });
   const totals = /^(?:totals|summary):((?:\s+\d+)+)/m.exec(text);
   if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
   const values = totals[1]!.trim().split(/\s+/).map(Number);
@@ -140,6 +204,27 @@ export function readDump(file: string, figure: CountedFigure = 'instructions'): 
   if (!events.includes('D1mr'))
     throw new Error(`callgrind's dump ${file} has no cache events (events: ${events.join(' ')}): cycles need --cache-sim=yes`);
   return events.reduce((sum, event, i) => sum + (CYCLE_WEIGHTS[event] ?? 0) * (values[i] ?? 0), 0);
+}
+
+/** One buffer for every dump's header: reading a dump allocates nothing that depends on its size (below). */
+const HEADER = Buffer.alloc(16_384);
+
+/**
+ * A dump's header, to its `summary:` line: what a block cost is there, and reading no more keeps what the measured
+ * process allocates the same whatever the body holds (a profile's dumps name every function in full, and a process
+ * that read them whole collected elsewhere than its seed's). A dump with no summary in its head is read whole.
+ */
+function dumpHeader(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const read = readSync(fd, HEADER, 0, HEADER.length, 0);
+    const summary = HEADER.subarray(0, read).indexOf('\nsummary:');
+    const end = summary < 0 ? -1 : HEADER.subarray(0, read).indexOf('\n', summary + 1);
+    if (end >= 0) return HEADER.toString('latin1', 0, end);
+  } finally {
+    closeSync(fd);
+  }
+  return readFileSync(file, 'utf8');
 }
 
 /**
@@ -184,6 +269,8 @@ export interface CountFigures {
   warmupBlocks: number;
   /** False when no steady state was found within MAX_WARMUP_BLOCKS: measured as it was then. */
   steady: boolean;
+  /** Asked for (countTask's `profile`): the dumps of the blocks the figure comes from, kept for profileDumps. */
+  dumps?: ProfileDumps;
 }
 
 /**
@@ -192,7 +279,12 @@ export interface CountFigures {
  * blocks then run in pairs until their floor stops falling (the optimizing compiler is done with the task), and
  * MEASURED_BLOCKS more are counted.
  */
-export async function countTask(loop: (n: number) => unknown, counter: BlockCounter, sizes = CALL_BLOCKS): Promise<CountFigures> {
+export async function countTask(
+  loop: (n: number) => unknown,
+  counter: BlockCounter,
+  sizes = CALL_BLOCKS,
+  profile = false,
+): Promise<CountFigures> {
   const blocks = (count: number, calls: number) => counter.blocks(count, () => loop(calls));
   // What a block costs with no call in it (the marker's own call, the loop's entry): taken off every block.
   const empty = async () => Math.min(...(await blocks(3, 0)));
@@ -225,8 +317,14 @@ export async function countTask(loop: (n: number) => unknown, counter: BlockCoun
       }
     }
   }
+  // A profile (Counter.record) reads the blocks the figure comes from: the last empty ones and the measured ones.
+  const profiling = profile && counter instanceof Counter;
+  if (profiling) counter.record();
   overhead = await empty();
+  const emptyDumps = profiling ? counter.takeRecorded() : [];
+  if (profiling) counter.record();
   const measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
+  const dumps = profiling ? { empty: emptyDumps, measured: counter.takeRecorded(), batch } : undefined;
   const window = measured.reduce((sum, x) => sum + x, 0) / measured.length;
   return {
     instructions: sizes.estimate === 'window' ? window : median(measured),
@@ -236,5 +334,6 @@ export async function countTask(loop: (n: number) => unknown, counter: BlockCoun
     batch,
     warmupBlocks: perCall.length,
     steady,
+    ...(dumps ? { dumps } : {}),
   };
 }

@@ -51,6 +51,15 @@ const schema = {
             calls: count,
             warmupBlocks: count,
             steady: { type: 'boolean' },
+            functions: {
+              type: 'array',
+              maxItems: 2_000,
+              items: {
+                type: 'object',
+                required: ['function', 'where', 'perCall'],
+                properties: { function: text, where: text, perCall: count, inclusive: count },
+              },
+            },
             error: text,
           },
         }),

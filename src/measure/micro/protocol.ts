@@ -90,6 +90,21 @@ export interface CountJob {
   figure?: 'instructions' | 'cycles';
   /** Benchmark ids not to count. */
   skip: string[];
+  /**
+   * These benchmark ids profiled in instructions: their count's blocks read function by function
+   * (measure/counts/functions.ts), node run with V8's perf map (callgrindArgs' `profile`).
+   */
+  profile?: string[];
+}
+
+/** A function's own instructions a call of a counted task (CountJob.profile): its name and where it is. */
+export interface CountedFunction {
+  function: string;
+  where: string;
+  /** Its own count a call, without what it calls. */
+  perCall: number;
+  /** With what it calls. */
+  inclusive?: number;
 }
 
 /** One task's count (CountJob), or why it has none. */
@@ -101,6 +116,8 @@ export interface TaskCount {
   calls?: number;
   warmupBlocks?: number;
   steady?: boolean;
+  /** CountJob.profile: the functions that cost most a call, most first. */
+  functions?: CountedFunction[];
   error?: string;
 }
 
@@ -158,3 +175,8 @@ export type RunnerMessage =
   /** A count job's answer. */
   | { type: 'counted'; files: FileLoad[]; counts: TaskCount[] }
   | { type: 'fatal'; message: string };
+
+/** The functions benchgate compiles around a task (measure/micro/alternate.ts): profiles show their own cost as the task's. */
+export const LOOPS: readonly string[] = ['benchgateLoop', 'benchgateBatch'];
+/** How a benchmark loop's own frame is shown: the task code V8 compiled into it. */
+export const INLINED = '(task code inlined into the loop)';

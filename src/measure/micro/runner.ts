@@ -4,7 +4,7 @@
  * checkout, so each resolves its own source and dependencies), measures every
  * task and sends back one result.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { findSourceMap } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +17,9 @@ import { changes, fingerprint } from './shared-state.js';
 import { harnessCapture } from './harness/capture.js';
 import { isTypeScript } from './harness/typescript-files.js';
 import { loadBenchFile } from './load.js';
-import { Counter, countTask, fullCollection } from '../counts/task.js';
+import { Counter, countTask, fullCollection, profileDumps, type ProfileDumps } from '../counts/task.js';
+import { perfMapOf } from '../counts/callgrind.js';
+import { nameCosts, PerfMap } from '../counts/functions.js';
 import {
   ID_SEPARATOR,
   taskIds,
@@ -184,6 +186,7 @@ async function runCount(job: CountJob): Promise<void> {
   await counter.blocks(1, () => undefined);
   const { files, byId } = await loadSides(job.sides);
   const counts: TaskCount[] = [];
+  const profiles = new Map<string, ProfileDumps>();
   for (const [id, [task]] of byId) {
     if (job.skip.includes(id) || !task) continue;
     current = id;
@@ -195,19 +198,43 @@ async function runCount(job: CountJob): Promise<void> {
     const side = new LocalSide(task);
     fullCollection();
     try {
-      const figures = await countTask(await side.countingLoop(), counter);
+      const loop = await side.countingLoop();
+      // A profile reads the count's own blocks function by function: its process runs what seed 1's ran, so its count
+      // is seed 1's, and its table adds up to it.
+      const { dumps, ...figures } = await countTask(loop, counter, undefined, job.profile?.includes(id));
       // A call that costs no more than the empty block it is measured against (a call optimized away): no figure.
       if (!(figures.instructions > 0))
         counts.push({ id, error: `counted ${figures.instructions} instructions a call beyond an empty block: nothing measurable is left` });
-      else counts.push({ id, ...figures });
+      else {
+        counts.push({ id, ...figures });
+        if (dumps) profiles.set(id, dumps);
+      }
     } catch (error) {
       counts.push({ id, error: error instanceof Error ? error.message : describeThrown(error) });
     } finally {
       await side.finish();
     }
   }
+  // V8 wrote the names of the code it compiled to its perf map (callgrindArgs' `names`): read where a profile needs it,
+  // removed in every case.
+  const mapFile = perfMapOf(process.pid);
+  const map = profiles.size ? PerfMap.read(mapFile) : undefined;
+  rmSync(mapFile, { force: true });
+  if (map) {
+    for (const count of counts) {
+      const dumps = profiles.get(count.id);
+      if (!dumps) continue;
+      const named = nameCosts(profileDumps(dumps), map, job.sides[0]!.root).sort((a, b) => b.self - a.self);
+      count.functions = named
+        .slice(0, PROFILED_FUNCTIONS)
+        .map((f) => ({ function: f.function, where: f.where, perCall: Math.max(0, f.self), inclusive: Math.max(0, f.inclusive) }));
+    }
+  }
   await send({ type: 'counted', files, counts });
 }
+
+/** The functions a counted profile sends per task (the costliest, all that cost half an instruction a call or more, as a rule). */
+const PROFILED_FUNCTIONS = 2_000;
 
 function beat(id: string): Heartbeat {
   const tick = throttled(() => void send({ type: 'progress', id }));

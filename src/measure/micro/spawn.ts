@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import type { RevisionLabel } from '../../checkout/revisions.js';
 import { killGroup, OutputTail, spawnTracked } from '../../util/processes.js';
 import { checkRunnerMessage } from './messages.js';
@@ -33,6 +34,8 @@ export interface SpawnSettings {
   cwd: string;
   /** What runs the runner: node (the default, process.execPath), or a wrapper with its arguments ending in node's (counts: valgrind). */
   command?: { file: string; args: string[] } | undefined;
+  /** Files the process may leave behind outside its folders, by its pid: removed once it is done (counts: V8's perf map). */
+  leaves?: (pid: number) => string[];
 }
 
 /** Once the process has exited, how long its last messages and output may take to arrive (a grandchild holding its pipes open). */
@@ -63,6 +66,8 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob | LoadJob | Count
       clearTimeout(timer);
       clearTimeout(drain);
       killGroup(child);
+      // What the process leaves outside its folders, by its pid (a counted one's perf map), gone even where it died.
+      if (child.pid !== undefined) for (const file of settings.leaves?.(child.pid) ?? []) rmSync(file, { force: true });
       resolve(outcome);
     };
     const fail = (message: string) => {
