@@ -96687,6 +96687,11 @@ import { closeSync, existsSync as existsSync8, openSync, readFileSync as readFil
 import os12 from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
+
+// src/measure/counts/functions.ts
+var CYCLE_WEIGHTS = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
+
+// src/measure/counts/task.ts
 var BLOCK_INSTRUCTIONS = 1e6;
 var MEASURED_BLOCKS = 7;
 var STEADY_RUN = 2;
@@ -96755,7 +96760,6 @@ var Counter = class {
     return first;
   }
 };
-var CYCLE_WEIGHTS = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
 function readDump(file, figure = "instructions", keep = false) {
   let text2;
   try {
@@ -96826,12 +96830,19 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
     }
   }
   const profiling = profile && counter2 instanceof Counter;
-  if (profiling) counter2.record();
-  overhead = await empty3();
-  const emptyDumps = profiling ? counter2.takeRecorded() : [];
-  if (profiling) counter2.record();
-  const measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
-  const dumps = profiling ? { empty: emptyDumps, measured: counter2.takeRecorded(), batch } : void 0;
+  let emptyDumps = [];
+  let measured;
+  let dumps;
+  try {
+    if (profiling) counter2.record();
+    overhead = await empty3();
+    if (profiling) emptyDumps = counter2.takeRecorded();
+    if (profiling) counter2.record();
+    measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
+    if (profiling) dumps = { empty: emptyDumps, measured: counter2.takeRecorded(), batch };
+  } finally {
+    if (profiling) counter2.takeRecorded();
+  }
   const window2 = measured.reduce((sum3, x) => sum3 + x, 0) / measured.length;
   return {
     instructions: sizes.estimate === "window" ? window2 : median(measured),
@@ -101377,8 +101388,10 @@ function renderMarkdown(report2) {
     const chart = changeChart(benchmarks, { grouped });
     if (chart.length) out.push(new Markup(["```text", ...chart.map(codeBlockText), "```"].join("\n")), CHART_LEGEND, md``);
   }
-  for (const b of benchmarks.filter((b2) => b2.profile))
-    out.push(details(md`${b.id}: where the time went`, profileMarkdown(b.id, b.profile, report2)), md``);
+  for (const b of benchmarks.filter((b2) => b2.profile)) {
+    const went = "measure" in b.profile ? "where the instructions went" : "where the time went";
+    out.push(details(md`${b.id}: ${went}`, profileMarkdown(b.id, b.profile, report2)), md``);
+  }
   for (const b of benchmarks.filter((b2) => b2.http)) out.push(details(md`${b.id}: latency and server`, httpMarkdown(b.id, b.http)), md``);
   const native = nativeMarkdown(report2);
   if (native) out.push(native, md``);

@@ -1,7 +1,7 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/runner.ts
-import { rmSync as rmSync2, writeFileSync } from "node:fs";
+import { readFileSync as readFileSync4, rmSync as rmSync2, statSync, writeFileSync } from "node:fs";
 import { findSourceMap } from "node:module";
 import path6 from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
@@ -2772,25 +2772,27 @@ function isObject(value) {
 }
 
 // src/measure/counts/task.ts
-import { closeSync, existsSync, openSync, readFileSync as readFileSync4, readSync, rmSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync as readFileSync3, readSync, rmSync } from "node:fs";
 import os2 from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
 
 // src/measure/counts/functions.ts
-import { readFileSync as readFileSync3 } from "node:fs";
 import path5 from "node:path";
-function functionCosts(text, event = "Ir") {
+var INSTRUCTIONS = { Ir: 1 };
+var CYCLE_WEIGHTS = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
+function functionCosts(text, weights = INSTRUCTIONS) {
   const costs = /* @__PURE__ */ new Map();
   let positions = 1;
-  let column = 0;
+  let columns = [1];
   let object = "";
   let current2;
   let inner = false;
   let afterCall = false;
   for (const line of text.split("\n")) {
-    if (line.startsWith("positions:")) positions = line.slice(10).trim().split(/\s+/).length;
-    else if (line.startsWith("events:")) column = Math.max(0, line.slice(7).trim().split(/\s+/).indexOf(event));
+    if (line.startsWith("positions:")) positions = Math.max(1, line.slice(10).trim().split(/\s+/).filter(Boolean).length);
+    else if (line.startsWith("events:"))
+      columns = line.slice(7).trim().split(/\s+/).map((event) => weights[event] ?? 0);
     else if (line.startsWith("ob=")) object = line.slice(3) === "???" ? "" : line.slice(3);
     else if (line.startsWith("fn=")) {
       inner = /'\d+$/.test(line);
@@ -2801,7 +2803,8 @@ function functionCosts(text, event = "Ir") {
     } else if (line.startsWith("calls=")) {
       afterCall = /^calls=0\b/.test(line) ? "running" : "made";
     } else if (/^[-+*0-9]/.test(line) && current2) {
-      const cost = Number(line.split(/\s+/)[positions + column] ?? 0) || 0;
+      const values = line.split(/\s+/);
+      const cost = columns.reduce((sum2, weight, i2) => sum2 + (weight ? weight * (Number(values[positions + i2] ?? 0) || 0) : 0), 0);
       if (!afterCall) current2.self += cost;
       if (!inner && afterCall !== "running") current2.inclusive += cost;
       afterCall = false;
@@ -2809,7 +2812,7 @@ function functionCosts(text, event = "Ir") {
   }
   return costs;
 }
-var PerfMap = class _PerfMap {
+var PerfMap = class {
   entries;
   constructor(text) {
     const entries = [];
@@ -2820,13 +2823,6 @@ var PerfMap = class _PerfMap {
       entries.push({ start, end: start + Number.parseInt(match[2], 16), name: match[3] });
     }
     this.entries = entries;
-  }
-  static read(file) {
-    try {
-      return new _PerfMap(readFileSync3(file, "utf8"));
-    } catch {
-      return new _PerfMap("");
-    }
   }
   /** The name of the code at a callgrind address (`0x000000000d045e00`), the latest entry that holds it. */
   nameOf(address) {
@@ -2981,15 +2977,15 @@ function functionsPerCall(empty, measured, batch) {
   }
   return perCall.sort((a2, b) => b.self - a2.self);
 }
-function profileDumps(dumps) {
+function profileDumps(dumps, figure = "instructions") {
+  const weights = figure === "cycles" ? CYCLE_WEIGHTS : INSTRUCTIONS;
   const read = (files) => files.map((file) => {
-    const costs = functionCosts(readFileSync4(file, "utf8"));
+    const costs = functionCosts(readFileSync3(file, "utf8"), weights);
     rmSync(file, { force: true });
     return costs;
   });
   return functionsPerCall(read(dumps.empty), read(dumps.measured), dumps.batch);
 }
-var CYCLE_WEIGHTS = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
 function readDump(file, figure = "instructions", keep = false) {
   let text;
   try {
@@ -3020,7 +3016,7 @@ function dumpHeader(file) {
   } finally {
     closeSync(fd);
   }
-  return readFileSync4(file, "utf8");
+  return readFileSync3(file, "utf8");
 }
 var collector;
 function collect(options) {
@@ -3063,12 +3059,19 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS, profile = false) {
     }
   }
   const profiling = profile && counter instanceof Counter;
-  if (profiling) counter.record();
-  overhead = await empty();
-  const emptyDumps = profiling ? counter.takeRecorded() : [];
-  if (profiling) counter.record();
-  const measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
-  const dumps = profiling ? { empty: emptyDumps, measured: counter.takeRecorded(), batch } : void 0;
+  let emptyDumps = [];
+  let measured;
+  let dumps;
+  try {
+    if (profiling) counter.record();
+    overhead = await empty();
+    if (profiling) emptyDumps = counter.takeRecorded();
+    if (profiling) counter.record();
+    measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
+    if (profiling) dumps = { empty: emptyDumps, measured: counter.takeRecorded(), batch };
+  } finally {
+    if (profiling) counter.takeRecorded();
+  }
   const window = measured.reduce((sum2, x2) => sum2 + x2, 0) / measured.length;
   return {
     instructions: sizes.estimate === "window" ? window : median(measured),
@@ -3234,7 +3237,7 @@ async function runCount(job) {
         counts.push({ id, error: `counted ${figures2.instructions} instructions a call beyond an empty block: nothing measurable is left` });
       else {
         counts.push({ id, ...figures2 });
-        if (dumps) profiles.set(id, dumps);
+        if (dumps) profiles.set(id, { ...dumps, mapBytes: mapSize(perfMapOf(process.pid)) });
       }
     } catch (error) {
       counts.push({ id, error: error instanceof Error ? error.message : describeThrown(error) });
@@ -3243,19 +3246,39 @@ async function runCount(job) {
     }
   }
   const mapFile = perfMapOf(process.pid);
-  const map = profiles.size ? PerfMap.read(mapFile) : void 0;
+  const mapText = profiles.size ? readText(mapFile) : "";
   rmSync2(mapFile, { force: true });
-  if (map) {
-    for (const count of counts) {
-      const dumps = profiles.get(count.id);
-      if (!dumps) continue;
-      const named = nameCosts(profileDumps(dumps), map, job.sides[0].root).sort((a2, b) => b.self - a2.self);
-      count.functions = named.slice(0, PROFILED_FUNCTIONS).map((f2) => ({ function: f2.function, where: f2.where, perCall: Math.max(0, f2.self), inclusive: Math.max(0, f2.inclusive) }));
-    }
+  for (const count of counts) {
+    const dumps = profiles.get(count.id);
+    if (!dumps) continue;
+    const map = new PerfMap(Buffer.from(mapText).subarray(0, dumps.mapBytes).toString());
+    const named = nameCosts(profileDumps(dumps, job.figure), map, job.sides[0].root).sort((a2, b) => b.self - a2.self);
+    const bounded = (text) => text.length > MAX_NAME ? `${text.slice(0, MAX_NAME - 1)}\u2026` : text;
+    count.functions = named.slice(0, PROFILED_FUNCTIONS).map((f2) => ({
+      function: bounded(f2.function),
+      where: bounded(f2.where),
+      perCall: Math.max(0, f2.self),
+      inclusive: Math.max(0, f2.inclusive)
+    }));
   }
   await send({ type: "counted", files, counts });
 }
 var PROFILED_FUNCTIONS = 2e3;
+var MAX_NAME = 500;
+function mapSize(file) {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+function readText(file) {
+  try {
+    return readFileSync4(file, "utf8");
+  } catch {
+    return "";
+  }
+}
 function beat(id) {
   const tick = throttled(() => void send({ type: "progress", id }));
   return (revision) => revision ? void send({ type: "progress", id, revision }) : tick();

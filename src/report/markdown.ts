@@ -83,8 +83,10 @@ export function renderMarkdown(report: Report): string {
     // A code block shows its characters as they are: nothing in it is markdown or HTML, once no line can close it.
     if (chart.length) out.push(new Markup(['```text', ...chart.map(codeBlockText), '```'].join('\n')), CHART_LEGEND, md``);
   }
-  for (const b of benchmarks.filter((b) => b.profile))
-    out.push(details(md`${b.id}: where the time went`, profileMarkdown(b.id, b.profile!, report)), md``);
+  for (const b of benchmarks.filter((b) => b.profile)) {
+    const went = 'measure' in b.profile! ? 'where the instructions went' : 'where the time went';
+    out.push(details(md`${b.id}: ${went}`, profileMarkdown(b.id, b.profile!, report)), md``);
+  }
   for (const b of benchmarks.filter((b) => b.http)) out.push(details(md`${b.id}: latency and server`, httpMarkdown(b.id, b.http!)), md``);
   const native = nativeMarkdown(report);
   if (native) out.push(native, md``);

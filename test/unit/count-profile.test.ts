@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareFunctions, withCounted, type CountsProfileExplanation } from '../../src/explain/counts.js';
-import { functionCosts, nameCosts, PerfMap, shortName } from '../../src/measure/counts/functions.js';
+import { CYCLE_WEIGHTS, functionCosts, nameCosts, PerfMap, shortName } from '../../src/measure/counts/functions.js';
 import { readDump } from '../../src/measure/counts/task.js';
 import { INLINED } from '../../src/measure/micro/protocol.js';
 import { regressionAnnotations } from '../../src/report/github.js';
@@ -86,9 +86,20 @@ describe('functionCosts: a callgrind dump, function by function', () => {
     expect(self('malloc')).toBe(900);
     expect([...costs.values()].reduce((s, c) => s + c.self, 0)).toBe(6353);
     // The other event's column, when asked for.
-    expect([...functionCosts(DUMP, 'Dr').values()].filter((c) => c.function === 'malloc').reduce((s, c) => s + c.self, 0)).toBe(40);
+    expect([...functionCosts(DUMP, { Dr: 1 }).values()].filter((c) => c.function === 'malloc').reduce((s, c) => s + c.self, 0)).toBe(40);
     // Code in no object file (V8's) keeps its address and no object.
     expect(costs.get('\u00000x000000000d045e00')).toEqual({ function: '0x000000000d045e00', object: '', self: 5000, inclusive: 5000 });
+  });
+
+  it("weighs the cache model's events as the cycle estimate does, where the figure is cycles", () => {
+    const dump = 'positions: line\nevents: Ir I1mr D1mr DLmr\nob=/usr/bin/node\nfn=f\n0 100 1 2 1\nfn=g\n0 50\n';
+    const cost = (fn: string, weights?: Record<string, number>) =>
+      [...functionCosts(dump, weights).values()].find((c) => c.function === fn)!.self;
+    expect(cost('f')).toBe(100);
+    // 100 instructions, 3 first-level misses (10 each), 1 last-level miss (100).
+    expect(cost('f', CYCLE_WEIGHTS)).toBe(230);
+    // Trailing zero events are left out of a cost line.
+    expect(cost('g', CYCLE_WEIGHTS)).toBe(50);
   });
 
   it("keeps each function's cost with what it calls: its own and its calls', a deeper recursion level's in the outer one's", () => {

@@ -3,9 +3,18 @@
  * for the functions V8 compiled, from the map `node --perf-basic-prof` writes (callgrind sees JIT code as bare
  * addresses). Written by hand: no npm package reads callgrind's format or V8's perf map.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { INLINED, LOOPS } from '../micro/protocol.js';
+
+/** The figure as instructions: callgrind's `Ir`. */
+export const INSTRUCTIONS: Readonly<Record<string, number>> = { Ir: 1 };
+
+/**
+ * Callgrind's cache model, weighted as KCachegrind's cycle estimate weighs it: an instruction a cycle, a first-level
+ * miss (instruction or data, read or write) 10 more, a last-level miss 100 more. A model of a cache, not of this
+ * machine's: no branch prediction, no out-of-order overlap, no prefetching.
+ */
+export const CYCLE_WEIGHTS: Readonly<Record<string, number>> = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
 
 /** A function's costs in one dump, with the object file it is in (the node binary, libc, or none: JIT code). */
 export interface FunctionCost {
@@ -18,22 +27,28 @@ export interface FunctionCost {
 }
 
 /**
- * Each function's self and inclusive cost of the event `event` (Ir: instructions) in a dump written with
+ * Each function's self and inclusive cost (instructions, or the events weighted as `weights` says) in a dump written with
  * `--compress-strings=no`. A cost line under `fn=` is the function's own; the line after `calls=` is a call's inclusive
  * cost: the callee's (it has its own `fn=` block), and part of the caller's inclusive cost. Recursion levels
  * (`name'2`) are one function: their own costs add up, their calls are already in the outer level's.
  */
-export function functionCosts(text: string, event = 'Ir'): Map<string, FunctionCost> {
+export function functionCosts(text: string, weights: Readonly<Record<string, number>> = INSTRUCTIONS): Map<string, FunctionCost> {
   const costs = new Map<string, FunctionCost>();
   let positions = 1;
-  let column = 0;
+  // Each event column's weight: instructions alone, or the cache model's cycle estimate (CYCLE_WEIGHTS).
+  let columns: number[] = [1];
   let object = '';
   let current: FunctionCost | undefined;
   let inner = false;
   let afterCall: false | 'made' | 'running' = false;
   for (const line of text.split('\n')) {
-    if (line.startsWith('positions:')) positions = line.slice(10).trim().split(/\s+/).length;
-    else if (line.startsWith('events:')) column = Math.max(0, line.slice(7).trim().split(/\s+/).indexOf(event));
+    if (line.startsWith('positions:')) positions = Math.max(1, line.slice(10).trim().split(/\s+/).filter(Boolean).length);
+    else if (line.startsWith('events:'))
+      columns = line
+        .slice(7)
+        .trim()
+        .split(/\s+/)
+        .map((event) => weights[event] ?? 0);
     // `???`: code in no object file (what V8 compiled).
     else if (line.startsWith('ob=')) object = line.slice(3) === '???' ? '' : line.slice(3);
     else if (line.startsWith('fn=')) {
@@ -47,7 +62,8 @@ export function functionCosts(text: string, event = 'Ir'): Map<string, FunctionC
       // loop's caller): its cost is the segment's own, not this function's callees'; callgrind writes it whole.
       afterCall = /^calls=0\b/.test(line) ? 'running' : 'made';
     } else if (/^[-+*0-9]/.test(line) && current) {
-      const cost = Number(line.split(/\s+/)[positions + column] ?? 0) || 0;
+      const values = line.split(/\s+/);
+      const cost = columns.reduce((sum, weight, i) => sum + (weight ? weight * (Number(values[positions + i] ?? 0) || 0) : 0), 0);
       if (!afterCall) current.self += cost;
       if (!inner && afterCall !== 'running') current.inclusive += cost;
       afterCall = false;
@@ -76,14 +92,6 @@ export class PerfMap {
       entries.push({ start, end: start + Number.parseInt(match[2]!, 16), name: match[3]! });
     }
     this.entries = entries;
-  }
-
-  static read(file: string): PerfMap {
-    try {
-      return new PerfMap(readFileSync(file, 'utf8'));
-    } catch {
-      return new PerfMap('');
-    }
   }
 
   /** The name of the code at a callgrind address (`0x000000000d045e00`), the latest entry that holds it. */

@@ -13,7 +13,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { median } from 'simple-statistics';
 import type { CountedFigure } from '../../config/types.js';
-import { functionCosts, type FunctionCost } from './functions.js';
+import { CYCLE_WEIGHTS, functionCosts, INSTRUCTIONS, type FunctionCost } from './functions.js';
 
 /**
  * A block of calls is sized to at least this many instructions (an empty block's cost, the marker's, is taken off):
@@ -164,23 +164,17 @@ export interface ProfileDumps {
   batch: number;
 }
 
-/** A count's kept dumps read function by function (functionsPerCall), then removed. */
-export function profileDumps(dumps: ProfileDumps): FunctionCost[] {
+/** A count's kept dumps read function by function (functionsPerCall) in the figure counted, then removed. */
+export function profileDumps(dumps: ProfileDumps, figure: CountedFigure = 'instructions'): FunctionCost[] {
+  const weights = figure === 'cycles' ? CYCLE_WEIGHTS : INSTRUCTIONS;
   const read = (files: string[]) =>
     files.map((file) => {
-      const costs = functionCosts(readFileSync(file, 'utf8'));
+      const costs = functionCosts(readFileSync(file, 'utf8'), weights);
       rmSync(file, { force: true });
       return costs;
     });
   return functionsPerCall(read(dumps.empty), read(dumps.measured), dumps.batch);
 }
-
-/**
- * Callgrind's cache model, weighted as KCachegrind's cycle estimate weighs it: an instruction a cycle, a first-level
- * miss (instruction or data, read or write) 10 more, a last-level miss 100 more. A model of a cache, not of this
- * machine's: no branch prediction, no out-of-order overlap, no prefetching.
- */
-const CYCLE_WEIGHTS: Record<string, number> = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
 
 /**
  * The figure of the segment a callgrind dump holds, from its `events:` and `totals:` lines: its instructions, or its
@@ -319,12 +313,20 @@ export async function countTask(
   }
   // A profile (Counter.record) reads the blocks the figure comes from: the last empty ones and the measured ones.
   const profiling = profile && counter instanceof Counter;
-  if (profiling) counter.record();
-  overhead = await empty();
-  const emptyDumps = profiling ? counter.takeRecorded() : [];
-  if (profiling) counter.record();
-  const measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
-  const dumps = profiling ? { empty: emptyDumps, measured: counter.takeRecorded(), batch } : undefined;
+  let emptyDumps: string[] = [];
+  let measured: number[];
+  let dumps: ProfileDumps | undefined;
+  try {
+    if (profiling) counter.record();
+    overhead = await empty();
+    if (profiling) emptyDumps = counter.takeRecorded();
+    if (profiling) counter.record();
+    measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
+    if (profiling) dumps = { empty: emptyDumps, measured: counter.takeRecorded(), batch };
+  } finally {
+    // A block that threw leaves no recording on for the tasks after it.
+    if (profiling) counter.takeRecorded();
+  }
   const window = measured.reduce((sum, x) => sum + x, 0) / measured.length;
   return {
     instructions: sizes.estimate === 'window' ? window : median(measured),

@@ -4,7 +4,7 @@
  * checkout, so each resolves its own source and dependencies), measures every
  * task and sends back one result.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { findSourceMap } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -186,7 +186,7 @@ async function runCount(job: CountJob): Promise<void> {
   await counter.blocks(1, () => undefined);
   const { files, byId } = await loadSides(job.sides);
   const counts: TaskCount[] = [];
-  const profiles = new Map<string, ProfileDumps>();
+  const profiles = new Map<string, ProfileDumps & { mapBytes: number }>();
   for (const [id, [task]] of byId) {
     if (job.skip.includes(id) || !task) continue;
     current = id;
@@ -207,7 +207,9 @@ async function runCount(job: CountJob): Promise<void> {
         counts.push({ id, error: `counted ${figures.instructions} instructions a call beyond an empty block: nothing measurable is left` });
       else {
         counts.push({ id, ...figures });
-        if (dumps) profiles.set(id, dumps);
+        // How much of the perf map V8 had written by the end of the task's blocks: its names are read from that much,
+        // since code of a task that died may leave its address to a later task's code, which the map lists after it.
+        if (dumps) profiles.set(id, { ...dumps, mapBytes: mapSize(perfMapOf(process.pid)) });
       }
     } catch (error) {
       counts.push({ id, error: error instanceof Error ? error.message : describeThrown(error) });
@@ -218,23 +220,46 @@ async function runCount(job: CountJob): Promise<void> {
   // V8 wrote the names of the code it compiled to its perf map (callgrindArgs' `names`): read where a profile needs it,
   // removed in every case.
   const mapFile = perfMapOf(process.pid);
-  const map = profiles.size ? PerfMap.read(mapFile) : undefined;
+  const mapText = profiles.size ? readText(mapFile) : '';
   rmSync(mapFile, { force: true });
-  if (map) {
-    for (const count of counts) {
-      const dumps = profiles.get(count.id);
-      if (!dumps) continue;
-      const named = nameCosts(profileDumps(dumps), map, job.sides[0]!.root).sort((a, b) => b.self - a.self);
-      count.functions = named
-        .slice(0, PROFILED_FUNCTIONS)
-        .map((f) => ({ function: f.function, where: f.where, perCall: Math.max(0, f.self), inclusive: Math.max(0, f.inclusive) }));
-    }
+  for (const count of counts) {
+    const dumps = profiles.get(count.id);
+    if (!dumps) continue;
+    const map = new PerfMap(Buffer.from(mapText).subarray(0, dumps.mapBytes).toString());
+    const named = nameCosts(profileDumps(dumps, job.figure), map, job.sides[0]!.root).sort((a, b) => b.self - a.self);
+    // Names and places come from the pull request's code: bounded, as every text a message carries is (messages.ts).
+    const bounded = (text: string) => (text.length > MAX_NAME ? `${text.slice(0, MAX_NAME - 1)}…` : text);
+    count.functions = named.slice(0, PROFILED_FUNCTIONS).map((f) => ({
+      function: bounded(f.function),
+      where: bounded(f.where),
+      perCall: Math.max(0, f.self),
+      inclusive: Math.max(0, f.inclusive),
+    }));
   }
   await send({ type: 'counted', files, counts });
 }
 
 /** The functions a counted profile sends per task (the costliest, all that cost half an instruction a call or more, as a rule). */
 const PROFILED_FUNCTIONS = 2_000;
+/** The longest function name or place a profile sends. */
+const MAX_NAME = 500;
+
+/** A file's size, 0 where it is not. */
+function mapSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
 
 function beat(id: string): Heartbeat {
   const tick = throttled(() => void send({ type: 'progress', id }));
