@@ -2850,7 +2850,7 @@ function nameCosts(costs, map, root) {
 function nameOf(cost, map, root) {
   const mapped = map.nameOf(cost.function);
   if (mapped) {
-    const js = /^(?:JS|LazyCompile|Function|Script):[~^+*]?(.*?)(?: (\S+:\d+(?::\d+)?))?$/.exec(mapped);
+    const js = /^(?:JS|LazyCompile|Function|Script):[~^+*']*(.*?)(?: (\S+:\d+(?::\d+)?))?$/.exec(mapped);
     if (js && LOOPS.includes(js[1])) return { name: INLINED, where: "JIT" };
     if (js) return { name: js[1] || "(anonymous)", where: js[2] && place(js[2], root) || "JIT" };
     const kind = /^(\w+):(.+)$/.exec(mapped);

@@ -43,6 +43,8 @@ fn=0x000000000d045e00
 0 5000 3
 fn=0x000000000d0460a0
 0 40 0
+fn=0x000000000d048010
+0 2 0
 fn=0x000000000d047000
 0 10 0
 cfn=0x000000000d045e00
@@ -65,13 +67,14 @@ ob=/usr/lib/x86_64-linux-gnu/libc.so.6
 fn=pthread_rwlock_unlock@@GLIBC_2.34
 0 3 0
 
-totals: 6353 52
+totals: 6355 52
 `;
 
 const MAP = `d045b80 214 JS:*slowThing /repo/src/thing.js:2:19
 d045e00 25c JS:~makeId /repo/src/ids.js:4:20
 d045e00 25c JS:*makeId file:///repo/src/ids.js:4:20
 d047000 40 JS:^makeId file:///repo/src/ids.js:4:20
+d048000 40 JS:+'parseThing file:///repo/src/parse.js:9:3
 d046000 100 JS:*benchgateLoop :3:10
 d046200 100 JS:*make request id file:///repo/bench/ids%20x.bench.js?benchgate-graph=1:4:3
 `;
@@ -84,7 +87,7 @@ describe('functionCosts: a callgrind dump, function by function', () => {
     expect(self('Builtins_StringAdd_CheckNone')).toBe(120);
     // A recursion level (malloc'2) is the same function.
     expect(self('malloc')).toBe(900);
-    expect([...costs.values()].reduce((s, c) => s + c.self, 0)).toBe(6353);
+    expect([...costs.values()].reduce((s, c) => s + c.self, 0)).toBe(6355);
     // The other event's column, when asked for.
     expect([...functionCosts(DUMP, { Dr: 1 }).values()].filter((c) => c.function === 'malloc').reduce((s, c) => s + c.self, 0)).toBe(40);
     // Code in no object file (V8's) keeps its address and no object.
@@ -124,6 +127,8 @@ describe('nameCosts: names for JIT code from V8 perf map, short names for native
     expect(find(INLINED)).toEqual({ function: INLINED, where: 'JIT', self: 40, inclusive: 40 });
     expect(find('(JIT code, unnamed)')).toMatchObject({ where: 'JIT', self: 7 });
     expect(find('slowThing')).toBeUndefined();
+    // Node 24's V8 marks Maglev code `+'`: the mark is not part of the name.
+    expect(find('parseThing')).toMatchObject({ where: 'src/parse.js:9', self: 2 });
     // A name with spaces (a task's method named by its key), its place without benchgate's query, its path decoded.
     expect(find('make request id')).toMatchObject({ where: 'bench/ids x.bench.js:4', self: 3 });
   });

@@ -141,7 +141,7 @@ function nameOf(cost: FunctionCost, map: PerfMap, root: string): { name: string;
   if (mapped) {
     // `JS:*name file:line:column` (V8 11-12; older V8 wrote `LazyCompile:*name file:line`), or `Builtin:Name`, `Stub:…`.
     // A name may hold spaces (a method named by a string key); its place is the last word, `file:line:column`.
-    const js = /^(?:JS|LazyCompile|Function|Script):[~^+*]?(.*?)(?: (\S+:\d+(?::\d+)?))?$/.exec(mapped);
+    const js = /^(?:JS|LazyCompile|Function|Script):[~^+*']*(.*?)(?: (\S+:\d+(?::\d+)?))?$/.exec(mapped);
     // benchgate's loop around the task (measure/micro/alternate.ts): its own cost is the task's code V8 inlined into it.
     if (js && LOOPS.includes(js[1]!)) return { name: INLINED, where: 'JIT' };
     if (js) return { name: js[1] || '(anonymous)', where: (js[2] && place(js[2], root)) || 'JIT' };
