@@ -3246,12 +3246,12 @@ async function runCount(job) {
     }
   }
   const mapFile = perfMapOf(process.pid);
-  const mapText = profiles.size ? readText(mapFile) : "";
+  const mapBytes = Buffer.from(profiles.size ? readText(mapFile) : "");
   rmSync2(mapFile, { force: true });
   for (const count of counts) {
     const dumps = profiles.get(count.id);
     if (!dumps) continue;
-    const map = new PerfMap(Buffer.from(mapText).subarray(0, dumps.mapBytes).toString());
+    const map = new PerfMap(mapBytes.subarray(0, dumps.mapBytes).toString());
     const named = nameCosts(profileDumps(dumps, job.figure), map, job.sides[0].root).sort((a2, b) => b.self - a2.self);
     const bounded = (text) => text.length > MAX_NAME ? `${text.slice(0, MAX_NAME - 1)}\u2026` : text;
     count.functions = named.slice(0, PROFILED_FUNCTIONS).map((f2) => ({

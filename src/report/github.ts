@@ -166,7 +166,9 @@ function slowerFunction(id: string, profile: ReportBenchmark['profile']) {
         function: row.function,
         where: row.where,
         verb: `runs more ${what}`,
-        message: `${id}: ${row.function} runs ${formatCount(row.head)} ${what} per call at head, ${formatCount(row.base)} at base (callgrind, with what it calls)`,
+        message:
+          `${id}: ${row.function} runs ${formatCount(row.head)} ${what} per call at head, ` +
+          `${formatCount(row.base)} at base (callgrind, with what it calls)`,
       }
     );
   }
@@ -176,7 +178,9 @@ function slowerFunction(id: string, profile: ReportBenchmark['profile']) {
       function: row.function,
       where: row.location,
       verb: 'got slower',
-      message: `${id}: ${row.function} costs ${formatMicros(row.headPerOpUs)} per ${profile.unit} at head, ${formatMicros(row.basePerOpUs)} at base (CPU profiles, with what it calls)`,
+      message:
+        `${id}: ${row.function} costs ${formatMicros(row.headPerOpUs)} per ${profile.unit} at head, ` +
+        `${formatMicros(row.basePerOpUs)} at base (CPU profiles, with what it calls)`,
     }
   );
 }

@@ -220,12 +220,13 @@ async function runCount(job: CountJob): Promise<void> {
   // V8 wrote the names of the code it compiled to its perf map (callgrindArgs' `names`): read where a profile needs it,
   // removed in every case.
   const mapFile = perfMapOf(process.pid);
-  const mapText = profiles.size ? readText(mapFile) : '';
+  // As bytes: each task reads the map up to the byte its blocks had seen.
+  const mapBytes = Buffer.from(profiles.size ? readText(mapFile) : '');
   rmSync(mapFile, { force: true });
   for (const count of counts) {
     const dumps = profiles.get(count.id);
     if (!dumps) continue;
-    const map = new PerfMap(Buffer.from(mapText).subarray(0, dumps.mapBytes).toString());
+    const map = new PerfMap(mapBytes.subarray(0, dumps.mapBytes).toString());
     const named = nameCosts(profileDumps(dumps, job.figure), map, job.sides[0]!.root).sort((a, b) => b.self - a.self);
     // Names and places come from the pull request's code: bounded, as every text a message carries is (messages.ts).
     const bounded = (text: string) => (text.length > MAX_NAME ? `${text.slice(0, MAX_NAME - 1)}…` : text);
