@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path32 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path33 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path32 && path32[0] !== "/") {
-          path32 = `/${path32}`;
+        if (path33 && path33[0] !== "/") {
+          path33 = `/${path33}`;
         }
-        return new URL(`${origin}${path32}`);
+        return new URL(`${origin}${path33}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path32, origin }
+          request: { method, path: path33, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path32);
+        debuglog("sending request to %s %s/%s", method, origin, path33);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path32, origin },
+          request: { method, path: path33, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path32,
+          path33,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path32, origin }
+          request: { method, path: path33, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path32);
+        debuglog("trailers received from %s %s/%s", method, origin, path33);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path32, origin },
+          request: { method, path: path33, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path32,
+          path33,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path32, origin }
+            request: { method, path: path33, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path32);
+          debuglog("sending request to %s %s/%s", method, origin, path33);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path32,
+        path: path33,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path32 !== "string") {
+        if (typeof path33 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path32[0] !== "/" && !(path32.startsWith("http://") || path32.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path33[0] !== "/" && !(path33.startsWith("http://") || path33.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path32)) {
+        } else if (invalidPathRegex.test(path33)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path32, query) : path32;
+        this.path = query ? buildURL(path33, query) : path33;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path32, host, upgrade, blocking, reset: reset2 } = request2;
+      const { method, path: path33, host, upgrade, blocking, reset: reset2 } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path32} HTTP/1.1\r
+      let header = `${method} ${path33} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path32, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path33, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path32;
+      headers[HTTP2_HEADER_PATH] = path33;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path32 = search ? `${pathname}${search}` : pathname;
+        const path33 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path32;
+        this.opts.path = path33;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path32 = "/",
+          path: path33 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path32;
+        opts.path = origin + path33;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path32) {
-      if (typeof path32 !== "string") {
-        return path32;
+    function safeUrl(path33) {
+      if (typeof path33 !== "string") {
+        return path33;
       }
-      const pathSegments = path32.split("?");
+      const pathSegments = path33.split("?");
       if (pathSegments.length !== 2) {
-        return path32;
+        return path33;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path32, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path32);
+    function matchKey(mockDispatch2, { path: path33, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path33);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path32 }) => matchValue(safeUrl(path32), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path33 }) => matchValue(safeUrl(path33), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path32, method, body, headers, query } = opts;
+      const { path: path33, method, body, headers, query } = opts;
       return {
-        path: path32,
+        path: path33,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path32, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
+          ({ method, path: path33, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path32,
+            Path: path33,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path32) {
-      for (let i2 = 0; i2 < path32.length; ++i2) {
-        const code = path32.charCodeAt(i2);
+    function validateCookiePath(path33) {
+      for (let i2 = 0; i2 < path33.length; ++i2) {
+        const code = path33.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path32 = opts.path;
+          let path33 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path32 = `/${path32}`;
+            path33 = `/${path33}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path32);
+          url = new URL(util.parseOrigin(url).origin + path33);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -24473,8 +24473,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path32) {
-      let input = path32;
+    function removeDotSegments(path33) {
+      let input = path33;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -24548,11 +24548,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path32) {
-      if (path32 === "" || path32[0] === "/") {
-        return removeDotSegments(path32);
+    function removeDotSegmentsRelative(path33) {
+      if (path33 === "" || path33[0] === "/") {
+        return removeDotSegments(path33);
       }
-      const segments = path32.split("/");
+      const segments = path33.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -24915,8 +24915,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path32 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path32 && path32 !== "/" ? path32 : void 0;
+        const path33 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path33 && path33 !== "/" ? path33 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -28374,17 +28374,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path32) {
-      const ctrl = callVisitor(key, node, visitor, path32);
+    function visit_(key, node, visitor, path33) {
+      const ctrl = callVisitor(key, node, visitor, path33);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path32, ctrl);
-        return visit_(key, ctrl, visitor, path32);
+        replaceNode(key, path33, ctrl);
+        return visit_(key, ctrl, visitor, path33);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path32 = Object.freeze(path32.concat(node));
+          path33 = Object.freeze(path33.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path32);
+            const ci = visit_(i2, node.items[i2], visitor, path33);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -28395,13 +28395,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path32 = Object.freeze(path32.concat(node));
-          const ck = visit_("key", node.key, visitor, path32);
+          path33 = Object.freeze(path33.concat(node));
+          const ck = visit_("key", node.key, visitor, path33);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path32);
+          const cv = visit_("value", node.value, visitor, path33);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28422,17 +28422,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path32) {
-      const ctrl = await callVisitor(key, node, visitor, path32);
+    async function visitAsync_(key, node, visitor, path33) {
+      const ctrl = await callVisitor(key, node, visitor, path33);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path32, ctrl);
-        return visitAsync_(key, ctrl, visitor, path32);
+        replaceNode(key, path33, ctrl);
+        return visitAsync_(key, ctrl, visitor, path33);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path32 = Object.freeze(path32.concat(node));
+          path33 = Object.freeze(path33.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path32);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path33);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -28443,13 +28443,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path32 = Object.freeze(path32.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path32);
+          path33 = Object.freeze(path33.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path33);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path32);
+          const cv = await visitAsync_("value", node.value, visitor, path33);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28476,23 +28476,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path32) {
+    function callVisitor(key, node, visitor, path33) {
       if (typeof visitor === "function")
-        return visitor(key, node, path32);
+        return visitor(key, node, path33);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path32);
+        return visitor.Map?.(key, node, path33);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path32);
+        return visitor.Seq?.(key, node, path33);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path32);
+        return visitor.Pair?.(key, node, path33);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path32);
+        return visitor.Scalar?.(key, node, path33);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path32);
+        return visitor.Alias?.(key, node, path33);
       return void 0;
     }
-    function replaceNode(key, path32, node) {
-      const parent = path32[path32.length - 1];
+    function replaceNode(key, path33, node) {
+      const parent = path33[path33.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -29104,10 +29104,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node3 = require_Node();
-    function collectionFromPath(schema2, path32, value) {
+    function collectionFromPath(schema2, path33, value) {
       let v = value;
-      for (let i2 = path32.length - 1; i2 >= 0; --i2) {
-        const k = path32[i2];
+      for (let i2 = path33.length - 1; i2 >= 0; --i2) {
+        const k = path33[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -29126,7 +29126,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path32) => path32 == null || typeof path32 === "object" && !!path32[Symbol.iterator]().next().done;
+    var isEmptyPath = (path33) => path33 == null || typeof path33 === "object" && !!path33[Symbol.iterator]().next().done;
     var Collection2 = class extends Node3.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -29156,11 +29156,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path32, value) {
-        if (isEmptyPath(path32))
+      addIn(path33, value) {
+        if (isEmptyPath(path33))
           this.add(value);
         else {
-          const [key, ...rest] = path32;
+          const [key, ...rest] = path33;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -29174,8 +29174,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path32) {
-        const [key, ...rest] = path32;
+      deleteIn(path33) {
+        const [key, ...rest] = path33;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -29189,8 +29189,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path32, keepScalar) {
-        const [key, ...rest] = path32;
+      getIn(path33, keepScalar) {
+        const [key, ...rest] = path33;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -29208,8 +29208,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path32) {
-        const [key, ...rest] = path32;
+      hasIn(path33) {
+        const [key, ...rest] = path33;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -29219,8 +29219,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path32, value) {
-        const [key, ...rest] = path32;
+      setIn(path33, value) {
+        const [key, ...rest] = path33;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -31735,9 +31735,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path32, value) {
+      addIn(path33, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path32, value);
+          this.contents.addIn(path33, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -31812,14 +31812,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path32) {
-        if (Collection2.isEmptyPath(path32)) {
+      deleteIn(path33) {
+        if (Collection2.isEmptyPath(path33)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path32) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path33) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -31834,10 +31834,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path32, keepScalar) {
-        if (Collection2.isEmptyPath(path32))
+      getIn(path33, keepScalar) {
+        if (Collection2.isEmptyPath(path33))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path32, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path33, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -31848,10 +31848,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path32) {
-        if (Collection2.isEmptyPath(path32))
+      hasIn(path33) {
+        if (Collection2.isEmptyPath(path33))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path32) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path33) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -31868,13 +31868,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path32, value) {
-        if (Collection2.isEmptyPath(path32)) {
+      setIn(path33, value) {
+        if (Collection2.isEmptyPath(path33)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path32), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path33), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path32, value);
+          this.contents.setIn(path33, value);
         }
       }
       /**
@@ -33835,9 +33835,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path32) => {
+    visit.itemAtPath = (cst, path33) => {
       let item = cst;
-      for (const [field, index] of path32) {
+      for (const [field, index] of path33) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -33846,23 +33846,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path32) => {
-      const parent = visit.itemAtPath(cst, path32.slice(0, -1));
-      const field = path32[path32.length - 1][0];
+    visit.parentCollection = (cst, path33) => {
+      const parent = visit.itemAtPath(cst, path33.slice(0, -1));
+      const field = path33[path33.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path32, item, visitor) {
-      let ctrl = visitor(item, path32);
+    function _visit(path33, item, visitor) {
+      let ctrl = visitor(item, path33);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path32.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path33.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -33873,10 +33873,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path32);
+            ctrl = ctrl(item, path33);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path32) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path33) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -35730,8 +35730,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path32) {
-          var pathArray = getPathArray(path32);
+        paths.forEach(function(path33) {
+          var pathArray = getPathArray(path33);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -35745,14 +35745,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path32, appendMode) {
-      if (!path32) {
+    function addExistingPath(array, path33, appendMode) {
+      if (!path33) {
         return;
       }
       if (appendMode) {
-        array.unshift(path32);
+        array.unshift(path33);
       } else {
-        array.push(path32);
+        array.push(path33);
       }
     }
   }
@@ -38702,15 +38702,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path32 = [graph[toModel].parent, toModel];
+      const path33 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path32.unshift(graph[cur].parent);
+        path33.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path32;
+      fn.conversion = path33;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -47536,7 +47536,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path32 = __require("path");
+    var path33 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -47594,7 +47594,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i2 = 0; i2 < numWorkers; i2++) {
-          const worker = new Worker(path32.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path33.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data: data2, error: error2 } = msg;
             if (cmd === "RESULT") {
@@ -56605,11 +56605,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path32) {
-      if (!path32 || typeof path32 !== "string") {
+    function lookup2(path33) {
+      if (!path33 || typeof path33 !== "string") {
         return false;
       }
-      var extension2 = extname2("x." + path32).toLowerCase().substr(1);
+      var extension2 = extname2("x." + path33).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -57749,7 +57749,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path32 = __require("path");
+    var path33 = __require("path");
     var http5 = __require("http");
     var https2 = __require("https");
     var parseUrl2 = __require("url").parse;
@@ -57880,11 +57880,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path32.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path33.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path32.basename(options.filename || value && (value.name || value.path));
+        filename = path33.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn2(value, "httpVersion")) {
-        filename = path32.basename(value.client._httpMessage.path || "");
+        filename = path33.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -58070,15 +58070,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve4, basename: basename4 } = __require("path");
-    var { readFileSync: readFileSync20 } = __require("fs");
+    var { readFileSync: readFileSync21 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error2) {
         try {
-          const path32 = resolve4(string);
-          const data2 = readFileSync20(path32, "utf8");
+          const path33 = resolve4(string);
+          const data2 = readFileSync21(path33, "utf8");
           return JSON.parse(data2);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -58092,14 +58092,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path32 = obj[key] && obj[key].path;
-            if (!path32) {
+            const path33 = obj[key] && obj[key].path;
+            if (!path33) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync20(path32);
+            const buffer = readFileSync21(path33);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename4(path32)
+              filename: basename4(path33)
             }, opts));
             break;
           }
@@ -60420,14 +60420,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path32) {
-      if (typeof path32 === "string") {
+    function safeRequire(path33) {
+      if (typeof path33 === "string") {
         try {
-          return __require(path32);
+          return __require(path33);
         } catch (err) {
         }
       }
-      return path32;
+      return path33;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -62908,7 +62908,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path32 = reqData.path;
+        const path33 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -62919,7 +62919,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path32} HTTP/1.1`
+          `${method} ${path33} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -64967,7 +64967,7 @@ var require_autocannon = __commonJS({
     var fs3 = __require("fs");
     var os17 = __require("os");
     var net3 = __require("net");
-    var path32 = __require("path");
+    var path33 = __require("path");
     var URL2 = __require("url").URL;
     var spawn4 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -65082,7 +65082,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs3.readFileSync(path32.join(__dirname, "help.txt"), "utf8");
+        const help = fs3.readFileSync(path33.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -65196,7 +65196,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path32.join(__dirname, "lib/preload"));
+        alterPath.unshift(path33.join(__dirname, "lib/preload"));
         const proc = spawn4(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -65220,7 +65220,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path32.join(os17.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path33.join(os17.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -65498,8 +65498,8 @@ var require_utils4 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path32, { windows } = {}) => {
-      const segs = path32.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path33, { windows } = {}) => {
+      const segs = path33.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -81018,8 +81018,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path32 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path32} does not exist${EOL6}`);
+        const path33 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path33} does not exist${EOL6}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -85313,7 +85313,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path32) => path32.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path33) => path33.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -85474,8 +85474,8 @@ throttling.VERSION = VERSION8;
 throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
-import { existsSync as existsSync15, mkdirSync as mkdirSync6, readFileSync as readFileSync19, writeFileSync as writeFileSync3 } from "node:fs";
-import path31 from "node:path";
+import { existsSync as existsSync15, mkdirSync as mkdirSync6, readFileSync as readFileSync20, writeFileSync as writeFileSync3 } from "node:fs";
+import path32 from "node:path";
 
 // src/checkout/git.ts
 import { execFile, execFileSync } from "node:child_process";
@@ -86527,7 +86527,7 @@ function position(doc, lines, segments, key) {
 // src/gate/run.ts
 import { mkdtempSync as mkdtempSync5, rmSync as rmSync9 } from "node:fs";
 import os15 from "node:os";
-import path26 from "node:path";
+import path27 from "node:path";
 
 // src/checkout/revisions.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
@@ -86596,11 +86596,11 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path32, width = 60) {
-  if (path32.length <= width) return path32;
+function formatPath(path33, width = 60) {
+  if (path33.length <= width) return path33;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path32.slice(0, start)}\u2026${path32.slice(path32.length - (keep - start))} (${path32.length} characters)`;
+  return `${path33.slice(0, start)}\u2026${path33.slice(path33.length - (keep - start))} (${path33.length} characters)`;
 }
 
 // src/checkout/install.ts
@@ -89536,7 +89536,7 @@ function pushLatencyRatios(into, pair) {
 
 // src/gate/explain.ts
 import { mkdirSync as mkdirSync4, writeFileSync } from "node:fs";
-import path19 from "node:path";
+import path20 from "node:path";
 
 // src/explain/agreement.ts
 var METHOD_FLOOR = 0.1;
@@ -89568,64 +89568,12 @@ function agreement(profile, measured) {
 
 // src/explain/counts.ts
 import { mkdtempSync as mkdtempSync3, rmSync as rmSync5 } from "node:fs";
-import path15 from "node:path";
-
-// src/measure/counts/callgrind.ts
-import { execFileSync as execFileSync3, spawnSync } from "node:child_process";
-var INSTALL_LINE = "sudo apt-get install -y valgrind";
-function findCallgrind(valgrind = "valgrind") {
-  try {
-    const version2 = execFileSync3(valgrind, ["--version"], {
-      encoding: "utf8",
-      timeout: 1e4,
-      stdio: ["ignore", "pipe", "ignore"]
-    }).trim();
-    return { path: valgrind, version: version2 };
-  } catch {
-    throw new UserError(
-      `measure: counts runs each benchmark process under Valgrind's callgrind, and '${valgrind}' is not found here: install it (${INSTALL_LINE}), or measure time (measure: time, --measure time).`
-    );
-  }
-}
-function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "instructions", { names = false, functions = false } = {}) {
-  return [
-    "--tool=callgrind",
-    "--quiet",
-    // Cycles are estimated from the cache model's misses (task.ts readDump); it costs about 1.4x the time.
-    ...figure === "cycles" ? ["--cache-sim=yes"] : [],
-    `--callgrind-out-file=${dumpPrefix}`,
-    "--dump-before=uv_os_getpriority",
-    "--dump-instr=no",
-    "--dump-line=no",
-    ...functions ? ["--compress-strings=no"] : [],
-    node,
-    "--predictable",
-    "--predictable-gc-schedule",
-    `--hash-seed=${seed}`,
-    `--random-seed=${seed}`,
-    // The code log the perf map turns on goes beside the dumps, not into the project's folder.
-    ...names ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${dumpPrefix}.v8.log`] : []
-  ];
-}
-var perfMapOf = (pid) => `/tmp/perf-${pid}.map`;
-function installValgrind(log2) {
-  log2(`counts: valgrind is not installed here: ${INSTALL_LINE}`);
-  const run = (args) => spawnSync("sudo", ["-n", ...args], {
-    stdio: ["ignore", "ignore", "pipe"],
-    timeout: 5 * 6e4,
-    encoding: "utf8",
-    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
-  });
-  const installed = run(["apt-get", "install", "-y", "--no-install-recommends", "valgrind"]);
-  if (installed.status === 0) return true;
-  const updated = run(["apt-get", "update"]);
-  return updated.status === 0 && run(["apt-get", "install", "-y", "--no-install-recommends", "valgrind"]).status === 0;
-}
+import path16 from "node:path";
 
 // src/measure/counts/schedule.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync4 } from "node:fs";
 import os10 from "node:os";
-import path14 from "node:path";
+import path15 from "node:path";
 
 // src/measure/micro/spawn.ts
 import { rmSync as rmSync3 } from "node:fs";
@@ -89689,6 +89637,7 @@ var schema = {
       }
     },
     { type: "object", required: ["type"], properties: { type: { const: "ready" } } },
+    { type: "object", required: ["type"], properties: { type: { const: "instrument" } } },
     { type: "object", required: ["type", "id"], properties: { type: { const: "progress" }, id: text, revision: label } },
     {
       type: "object",
@@ -89744,7 +89693,8 @@ function runBenchmarkProcess(job, settings) {
     const command = settings.command ?? { file: process.execPath, args: [] };
     const child2 = spawnTracked(command.file, [...command.args, settings.runnerPath], {
       cwd: settings.cwd,
-      stdio: ["ignore", "pipe", "pipe", "ipc"]
+      // A late count job waits on its stdin for callgrind's instrumentation.
+      stdio: [settings.instrument ? "pipe" : "ignore", "pipe", "pipe", "ipc"]
     });
     child2.stdout?.on("data", (chunk) => tail.push(chunk));
     child2.stderr?.on("data", (chunk) => tail.push(chunk));
@@ -89760,7 +89710,7 @@ function runBenchmarkProcess(job, settings) {
       if (child2.pid !== void 0) for (const file of settings.leaves?.(child2.pid) ?? []) rmSync3(file, { force: true });
       resolve4(outcome);
     };
-    const fail = (message) => {
+    const fail = (message, instrumentation) => {
       const output = tail.lines(20);
       finish({
         ok: false,
@@ -89768,7 +89718,8 @@ function runBenchmarkProcess(job, settings) {
 Last lines of its output:
 ${output}` : message,
         ...current2,
-        durationMs: Date.now() - started
+        durationMs: Date.now() - started,
+        ...instrumentation ? { instrumentation } : {}
       });
     };
     let timer = setTimeout(stalled, settings.stallTimeoutMs);
@@ -89795,6 +89746,15 @@ ${output}` : message,
       if (message.type === "ready") {
         ready = true;
         child2.send(job);
+      } else if (message.type === "instrument") {
+        const instrument = settings.instrument;
+        if (!instrument || child2.pid === void 0)
+          return fail(`the benchmark process (pid ${child2.pid}) asked for instrumentation nobody turns on`);
+        void instrument(child2.pid).then((error2) => {
+          if (settled2) return;
+          if (error2) return fail(`the benchmark process (pid ${child2.pid}): ${error2}`, true);
+          child2.stdin?.end("1");
+        });
       } else if (message.type === "progress")
         current2 = { id: message.id, revision: message.revision ?? (message.id === current2.id ? current2.revision : void 0) };
       else if (message.type === "result")
@@ -89812,9 +89772,11 @@ ${output}` : message,
       else fail(`the benchmark process (pid ${child2.pid}) failed: ${message.message}`);
     });
     child2.once("error", (error2) => fail(`could not start the benchmark process: ${error2.message}`));
-    const exited = (code, signal) => fail(
-      `the benchmark process (pid ${child2.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current2.id ? `while running '${current2.id}'` : ready ? "while loading bench files" : "before its handshake"}`
-    );
+    const exited = (code, signal) => {
+      const how = signal ? `signal ${signal}` : `code ${code}`;
+      const when = current2.id ? `while running '${current2.id}'` : ready ? "while loading bench files" : "before its handshake";
+      fail(`the benchmark process (pid ${child2.pid}) exited with ${how} ${when}`);
+    };
     child2.once("exit", (code, signal) => {
       killGroup(child2);
       if (!settled2) drain = setTimeout(() => exited(code, signal), DRAIN_MS);
@@ -89829,6 +89791,92 @@ var taskIds = (load) => load.tasks.map((task) => `${load.file}${ID_SEPARATOR}${t
 var LOOPS = ["benchgateLoop", "benchgateBatch"];
 var INLINED = "(task code inlined into the loop)";
 
+// src/measure/counts/callgrind.ts
+import { execFile as execFile2, execFileSync as execFileSync3, spawnSync } from "node:child_process";
+import { readFileSync as readFileSync8 } from "node:fs";
+import path14 from "node:path";
+var INSTALL_LINE = "sudo apt-get install -y valgrind";
+function findCallgrind(valgrind = "valgrind") {
+  try {
+    const version2 = execFileSync3(valgrind, ["--version"], {
+      encoding: "utf8",
+      timeout: 1e4,
+      stdio: ["ignore", "pipe", "ignore"]
+    }).trim();
+    return { path: valgrind, version: version2 };
+  } catch {
+    throw new UserError(
+      `measure: counts runs each benchmark process under Valgrind's callgrind, and '${valgrind}' is not found here: install it (${INSTALL_LINE}), or measure time (measure: time, --measure time).`
+    );
+  }
+}
+function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "instructions", { names = false, functions = false, late = false } = {}) {
+  return [
+    "--tool=callgrind",
+    "--quiet",
+    // Cycles are estimated from the cache model's misses (task.ts readDump); it costs about 1.4x the time.
+    ...figure === "cycles" ? ["--cache-sim=yes"] : [],
+    `--callgrind-out-file=${dumpPrefix}`,
+    "--dump-before=uv_os_getpriority",
+    "--dump-instr=no",
+    "--dump-line=no",
+    // vgdb finds the process by the FIFOs valgrind makes at this prefix (beside the dumps, whatever TMPDIR it has).
+    ...late ? ["--instr-atstart=no", `--vgdb-prefix=${vgdbPrefix(dumpPrefix)}`] : [],
+    ...functions ? ["--compress-strings=no"] : [],
+    node,
+    "--predictable",
+    "--predictable-gc-schedule",
+    `--hash-seed=${seed}`,
+    `--random-seed=${seed}`,
+    // The code log the perf map turns on goes beside the dumps, not into the project's folder.
+    ...names ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${dumpPrefix}.v8.log`] : []
+  ];
+}
+function instrumentOn(valgrind, pid, dumpPrefix) {
+  const vgdb = valgrind.includes("/") ? path14.join(path14.dirname(valgrind), "vgdb") : "vgdb";
+  const env = { ...withoutNames(process.env), ...namesOf(pid) };
+  return new Promise(
+    (resolve4) => execFile2(
+      vgdb,
+      [`--vgdb-prefix=${vgdbPrefix(dumpPrefix)}`, `--pid=${pid}`, "instrumentation", "on"],
+      { timeout: 6e4, encoding: "utf8", env },
+      (error2, stdout, stderr) => resolve4(
+        error2 ? `${vgdb} could not turn callgrind's instrumentation on: ${(stderr || error2.message).trim().slice(0, 500)}` : void 0
+      )
+    )
+  );
+}
+var vgdbPrefix = (dumpPrefix) => `${dumpPrefix}.vgdb`;
+var NAMES2 = ["LOGNAME", "USER", "HOST", "HOSTNAME"];
+var withoutNames = (env) => Object.fromEntries(Object.entries(env).filter(([name2]) => !NAMES2.includes(name2)));
+function namesOf(pid) {
+  try {
+    const entries = readFileSync8(`/proc/${pid}/environ`, "utf8").split("\0");
+    return Object.fromEntries(
+      entries.flatMap((entry) => {
+        const at2 = entry.indexOf("=");
+        return at2 > 0 && NAMES2.includes(entry.slice(0, at2)) ? [[entry.slice(0, at2), entry.slice(at2 + 1)]] : [];
+      })
+    );
+  } catch {
+    return {};
+  }
+}
+var perfMapOf = (pid) => `/tmp/perf-${pid}.map`;
+function installValgrind(log2) {
+  log2(`counts: valgrind is not installed here: ${INSTALL_LINE}`);
+  const run = (args) => spawnSync("sudo", ["-n", ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+    timeout: 5 * 6e4,
+    encoding: "utf8",
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
+  });
+  const installed = run(["apt-get", "install", "-y", "--no-install-recommends", "valgrind"]);
+  if (installed.status === 0) return true;
+  const updated = run(["apt-get", "update"]);
+  return updated.status === 0 && run(["apt-get", "install", "-y", "--no-install-recommends", "valgrind"]).status === 0;
+}
+
 // src/measure/counts/schedule.ts
 async function measureCounts(plan) {
   const now = plan.now ?? Date.now;
@@ -89840,7 +89888,7 @@ async function measureCounts(plan) {
       { revision: plan.head, files: files.head, seed }
     ];
   });
-  const temp = mkdtempSync2(path14.join(plan.tempDir ?? os10.tmpdir(), "benchgate-counts-"));
+  const temp = mkdtempSync2(path15.join(plan.tempDir ?? os10.tmpdir(), "benchgate-counts-"));
   const results = /* @__PURE__ */ new Map();
   try {
     const parallel = Math.max(1, Math.min(plan.parallel ?? os10.availableParallelism(), jobs.length));
@@ -89848,13 +89896,13 @@ async function measureCounts(plan) {
     const worker = async () => {
       while (next < jobs.length) {
         const job = jobs[next];
-        const dumpPrefix = path14.join(temp, `callgrind.${next++}`);
+        const dumpPrefix = path15.join(temp, `callgrind.${next++}`);
         if (plan.deadline !== void 0 && now() > plan.deadline) {
           results.set(job, { counts: [], skipped: true });
           continue;
         }
         plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
-        const outcome = await runBenchmarkProcess(
+        const outcome = await runCounted(
           {
             kind: "count",
             sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }],
@@ -89862,13 +89910,7 @@ async function measureCounts(plan) {
             skip: [...plan.skip ?? []],
             ...plan.figure ? { figure: plan.figure } : {}
           },
-          {
-            runnerPath: plan.runnerPath,
-            stallTimeoutMs: plan.stallTimeoutMs,
-            cwd: job.revision.root,
-            command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, job.seed, void 0, plan.figure, { names: true }) },
-            leaves: (pid) => [perfMapOf(pid)]
-          }
+          { ...plan, seed: job.seed, cwd: job.revision.root }
         );
         if (!outcome.ok) {
           results.set(job, { counts: [], error: outcome.message });
@@ -89894,6 +89936,26 @@ async function measureCounts(plan) {
   } finally {
     rmSync4(temp, { recursive: true, force: true });
   }
+}
+async function runCounted(job, run) {
+  const start = (late) => runBenchmarkProcess(
+    { ...job, late },
+    {
+      runnerPath: run.runnerPath,
+      stallTimeoutMs: run.stallTimeoutMs,
+      cwd: run.cwd,
+      command: {
+        file: run.valgrind,
+        args: callgrindArgs(job.dumpPrefix, run.seed, void 0, job.figure, { names: true, functions: run.functions, late })
+      },
+      leaves: (pid) => [perfMapOf(pid)],
+      ...late ? { instrument: (pid) => instrumentOn(run.valgrind, pid, job.dumpPrefix) } : {}
+    }
+  );
+  const outcome = await start(true);
+  if (outcome.ok || !outcome.instrumentation) return outcome;
+  run.log(`counts: ${outcome.message.split("\n")[0]}; counted with callgrind on from the process's start instead (slower)`);
+  return start(false);
 }
 function collect(jobs, results) {
   const ids = /* @__PURE__ */ new Map();
@@ -89969,12 +90031,12 @@ async function explainCounts(plan) {
   const seed = 1;
   const files = filesForSeed(plan.files.base, plan.files.head, seed);
   const only = plan.targets.map((t) => t.id);
-  const temp = mkdtempSync3(path15.join(plan.tempDir, "benchgate-count-profile-"));
+  const temp = mkdtempSync3(path16.join(plan.tempDir, "benchgate-count-profile-"));
   plan.log(`profiles: ${only.length} counted benchmark(s) in instructions, a callgrind process per revision`);
   try {
     const side2 = async (revision) => {
-      const dumpPrefix = path15.join(temp, `callgrind.${revision.label}`);
-      const outcome = await runBenchmarkProcess(
+      const dumpPrefix = path16.join(temp, `callgrind.${revision.label}`);
+      const outcome = await runCounted(
         {
           kind: "count",
           sides: [{ revision: revision.label, root: revision.root, files: files[revision.label] }],
@@ -89983,13 +90045,7 @@ async function explainCounts(plan) {
           profile: only,
           figure: plan.figure
         },
-        {
-          runnerPath: plan.runnerPath,
-          stallTimeoutMs: plan.stallTimeoutMs,
-          cwd: revision.root,
-          command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, seed, void 0, plan.figure, { names: true, functions: true }) },
-          leaves: (pid) => [perfMapOf(pid)]
-        }
+        { ...plan, seed, cwd: revision.root, functions: true }
       );
       return outcome.ok ? { counts: outcome.counts ?? [] } : { error: outcome.message };
     };
@@ -90039,10 +90095,10 @@ function compareFunctions(base2, head, benchFile = "") {
   const own = (f) => /:\d+$/.test(f.where) && !f.where.startsWith("/") && !f.where.startsWith("node:") && !f.where.includes("node_modules/") && !f.where.startsWith(`${benchFile}:`);
   for (const f of head.filter(own)) row(f, withCallees).head += f.inclusive ?? f.perCall;
   for (const f of base2.filter(own)) row(f, withCallees).base += f.inclusive ?? f.perCall;
-  const ownCode = [...withCallees.values()].filter((r) => r.head - r.base >= 0.5).sort((x, y) => y.head - y.base - (x.head - x.base)).slice(0, OWN_LISTED);
-  const all = [...rows.values()];
-  const top = all.filter((r) => r.head - r.base >= 0.5).sort((x, y) => y.head - y.base - (x.head - x.base)).slice(0, LISTED);
-  const fell = all.filter((r) => r.base - r.head >= 0.5).sort((x, y) => y.base - y.head - (x.base - x.head)).slice(0, LISTED);
+  const most = (of, grown, listed) => [...of].filter((r) => grown(r) >= 0.5).sort((x, y) => grown(y) - grown(x)).slice(0, listed);
+  const ownCode = most(withCallees.values(), (r) => r.head - r.base, OWN_LISTED);
+  const top = most(rows.values(), (r) => r.head - r.base, LISTED);
+  const fell = most(rows.values(), (r) => r.base - r.head, LISTED);
   return { top, fell, ownCode };
 }
 var AGREEMENT = 0.02;
@@ -90054,8 +90110,8 @@ function withCounted(profile, counted) {
 
 // src/explain/run.ts
 import { createHash as createHash3 } from "node:crypto";
-import { mkdirSync as mkdirSync3, readFileSync as readFileSync10 } from "node:fs";
-import path17 from "node:path";
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync11 } from "node:fs";
+import path18 from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/measure/http/profile.ts
@@ -90104,7 +90160,7 @@ var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?
 
 // src/explain/functions.ts
 import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync8, statSync as statSync3 } from "node:fs";
+import { readFileSync as readFileSync9, statSync as statSync3 } from "node:fs";
 import { SourceMap } from "node:module";
 
 // node_modules/acorn/dist/acorn.mjs
@@ -96196,7 +96252,7 @@ var FunctionShapes = class {
     let parsed2 = null;
     try {
       if (statSync3(file).size <= MAX_BYTES) {
-        const text2 = readFileSync8(file, "utf8");
+        const text2 = readFileSync9(file, "utf8");
         const { typeScript } = this.options;
         if (!isTypeScript(file)) parsed2 = functionsOf(text2);
         else if (typeScript) parsed2 = inTypeScript(text2, typeScript(text2, file));
@@ -96304,9 +96360,9 @@ function tokenText(value) {
 }
 
 // src/explain/profile.ts
-import { existsSync as existsSync7, readFileSync as readFileSync9 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync10 } from "node:fs";
 import { SourceMap as SourceMap2 } from "node:module";
-import path16 from "node:path";
+import path17 from "node:path";
 import { fileURLToPath } from "node:url";
 var GC = "(garbage collector)";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
@@ -96454,25 +96510,25 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path16.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path17.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1, column: found.originalColumn ?? -1 };
   }
   load(file) {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text2 = readFileSync9(file, "utf8");
-      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync7(`${file}.map`) ? `${path16.basename(file)}.map` : void 0);
+      const text2 = readFileSync10(file, "utf8");
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync7(`${file}.map`) ? `${path17.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
-        let dir = path16.dirname(file);
+        let dir = path17.dirname(file);
         const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
         if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
         else {
-          const mapFile = path16.resolve(dir, decodeURIComponent(reference));
+          const mapFile = path17.resolve(dir, decodeURIComponent(reference));
           if (!existsSync7(mapFile)) throw new Error("no map file");
-          payload = JSON.parse(readFileSync9(mapFile, "utf8"));
-          dir = path16.dirname(mapFile);
+          payload = JSON.parse(readFileSync10(mapFile, "utf8"));
+          dir = path17.dirname(mapFile);
         }
         entry = { map: new SourceMap2(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
@@ -96484,13 +96540,13 @@ var SourceMaps = class {
   }
 };
 function isOwnCode(file) {
-  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path16.isAbsolute(file) && !file.includes("://");
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path17.isAbsolute(file) && !file.includes("://");
 }
 function readable(file, root) {
-  const relative3 = path16.relative(root, file);
-  if (!relative3.startsWith("..") && !path16.isAbsolute(relative3)) return relative3.split(path16.sep).join("/");
-  const modules = file.lastIndexOf(`${path16.sep}node_modules${path16.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path16.sep).join("/") : file;
+  const relative3 = path17.relative(root, file);
+  if (!relative3.startsWith("..") && !path17.isAbsolute(relative3)) return relative3.split(path17.sep).join("/");
+  const modules = file.lastIndexOf(`${path17.sep}node_modules${path17.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path17.sep).join("/") : file;
 }
 
 // src/explain/run.ts
@@ -96524,7 +96580,7 @@ function profileSlug(id) {
 }
 async function typeScriptFor(profiles, runnerPath) {
   if (!profiles.some((profile) => profile.nodes.some((node) => isTypeScript(node.callFrame.url)))) return void 0;
-  const transform = path17.join(path17.dirname(runnerPath), "typescript.js");
+  const transform = path18.join(path18.dirname(runnerPath), "typescript.js");
   try {
     return (await import(pathToFileURL(transform).href)).transformWithMap;
   } catch {
@@ -96534,7 +96590,7 @@ async function typeScriptFor(profiles, runnerPath) {
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
-  const files = { base: path17.join(plan.dir, `${slug}.base.cpuprofile`), head: path17.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const files = { base: path18.join(plan.dir, `${slug}.base.cpuprofile`), head: path18.join(plan.dir, `${slug}.head.cpuprofile`) };
   const shared = target.kind === "micro" && target.file !== null && (plan.shared?.(target.file) ?? false);
   const duet = target.kind === "http" ? plan.duet?.(target.id) : void 0;
   const ops = { base: 0, head: 0 };
@@ -96545,8 +96601,8 @@ async function profileBoth(target, plan, started) {
     for (const side2 of ["base", "head"])
       ops[side2] = (target.kind === "http" ? await profileHttp(target, [revisions[side2]], files, plan) : await profileMicro(target, [revisions[side2]], files, plan))[side2] ?? 0;
   const profiles = {
-    base: JSON.parse(readFileSync10(files.base, "utf8")),
-    head: JSON.parse(readFileSync10(files.head, "utf8"))
+    base: JSON.parse(readFileSync11(files.base, "utf8")),
+    head: JSON.parse(readFileSync11(files.head, "utf8"))
   };
   const options = {
     maps: new SourceMaps(),
@@ -96556,7 +96612,7 @@ async function profileBoth(target, plan, started) {
       typeScript: target.kind === "micro" ? await typeScriptFor([profiles.base, profiles.head], plan.runnerPath) : void 0
     }),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file) => file.startsWith(path17.dirname(plan.runnerPath) + path17.sep) || file.startsWith(path17.dirname(plan.probePath) + path17.sep),
+    hidden: (file) => file.startsWith(path18.dirname(plan.runnerPath) + path18.sep) || file.startsWith(path18.dirname(plan.probePath) + path18.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: LOOPS
@@ -96677,13 +96733,13 @@ function measureFor(id, micro) {
 }
 
 // src/measure/counts/server.ts
-import { existsSync as existsSync9, readFileSync as readFileSync12, rmSync as rmSync7 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync13, rmSync as rmSync7 } from "node:fs";
 import http4 from "node:http";
 import os13 from "node:os";
-import path18 from "node:path";
+import path19 from "node:path";
 
 // src/measure/counts/task.ts
-import { closeSync, existsSync as existsSync8, openSync, readFileSync as readFileSync11, readSync, rmSync as rmSync6 } from "node:fs";
+import { closeSync, existsSync as existsSync8, openSync, readFileSync as readFileSync12, readSync, rmSync as rmSync6 } from "node:fs";
 import os12 from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -96790,7 +96846,7 @@ function dumpHeader(file) {
   } finally {
     closeSync(fd);
   }
-  return readFileSync11(file, "utf8");
+  return readFileSync12(file, "utf8");
 }
 var collector;
 function collect2(options) {
@@ -96870,7 +96926,7 @@ var READY_UNDER_CALLGRIND_MS = 18e4;
 var SERVER_COUNT_LIMIT_MS = 15 * 6e4;
 var REQUEST_TIMEOUT_MS = 12e4;
 var SERVER_FLAGS = ["--no-memory-reducer"];
-function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instructions", root) {
+function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instructions", root, late = false) {
   const script = root === void 0 ? void 0 : npmScript(benchmark.start, root);
   const start = script ?? benchmark.start;
   const parts = /^(\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)((?:\S*\/)?node)(?=\s|$)(.*)$/s.exec(start);
@@ -96879,16 +96935,16 @@ function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instr
       `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' ${script === void 0 ? "" : `(the script '${script}') `}does not start node itself: write the command that starts it (as 'node server.js'), or measure this load test in time (measure: time).`
     );
   const [, env, node, rest] = parts;
-  const args = [...callgrindArgs(dumpPrefix, seed, node, figure), ...SERVER_FLAGS].map(shellWord);
+  const args = [...callgrindArgs(dumpPrefix, seed, node, figure, { late }), ...SERVER_FLAGS].map(shellWord);
   return `${env}${shellWord(valgrind)} ${args.join(" ")}${rest}`;
 }
 function npmScript(start, root) {
   const named = /^\s*npm\s+(?:start|(?:run|run-script)\s+([\w:.-]+))\s*$/.exec(start);
   if (!named) return void 0;
   try {
-    const manifest2 = JSON.parse(readFileSync12(path18.join(root, "package.json"), "utf8"));
+    const manifest2 = JSON.parse(readFileSync13(path19.join(root, "package.json"), "utf8"));
     const script = manifest2.scripts?.[named[1] ?? "start"];
-    if (script === void 0 && !named[1] && existsSync9(path18.join(root, "server.js"))) return "node server.js";
+    if (script === void 0 && !named[1] && existsSync9(path19.join(root, "server.js"))) return "node server.js";
     return typeof script === "string" ? script : void 0;
   } catch {
     return void 0;
@@ -96897,10 +96953,21 @@ function npmScript(start, root) {
 function shellWord(word) {
   return /^[\w./=,:@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
+var NotInstrumented = class extends Error {
+};
 async function countServer(plan) {
+  try {
+    return await countServerOnce(plan, true);
+  } catch (error2) {
+    if (!(error2 instanceof NotInstrumented)) throw error2;
+    plan.log?.(`counts: ${error2.message}; counted with callgrind on from the server's start instead (slower)`);
+    return countServerOnce(plan, false);
+  }
+}
+async function countServerOnce(plan, late) {
   const { benchmark, revision } = plan;
   const server = await ServerProcess.start({
-    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed, plan.figure, revision.root),
+    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed, plan.figure, revision.root, late),
     cwd: revision.root,
     readyPath: benchmark.ready,
     readyTimeoutMs: Math.max(benchmark.readyTimeoutMs, READY_UNDER_CALLGRIND_MS),
@@ -96913,6 +96980,10 @@ async function countServer(plan) {
   try {
     const counter2 = new ServerCounter(server, plan.dumpPrefix, plan.figure);
     await counter2.hello();
+    if (late) {
+      const problem = server.cpuPid === void 0 ? "the server under callgrind has no known pid" : await instrumentOn(plan.valgrind, server.cpuPid, plan.dumpPrefix);
+      if (problem) throw new NotInstrumented(`${server.label}: ${problem}`);
+    }
     const limitMs = plan.limitMs ?? SERVER_COUNT_LIMIT_MS;
     const ends = Date.now() + limitMs;
     const bound = () => {
@@ -97029,7 +97100,7 @@ async function countServers(plan) {
         continue;
       }
       plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} (a server under callgrind)`);
-      const dumpPrefix = path18.join(plan.socketDir, `callgrind-server.${index}`);
+      const dumpPrefix = path19.join(plan.socketDir, `callgrind-server.${index}`);
       try {
         results.set(job, await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix }));
       } catch (error2) {
@@ -97279,10 +97350,10 @@ async function explainStage(run, judged2, micro, http5, counted) {
     log: options.log
   }) : /* @__PURE__ */ new Map();
   const timed = targets.filter((t) => !t.counted);
-  const dir = path19.resolve(options.cwd, options.profileDir ?? path19.join(".benchgate", "profiles"));
+  const dir = path20.resolve(options.cwd, options.profileDir ?? path20.join(".benchgate", "profiles"));
   if (options.profileDir === void 0) {
     mkdirSync4(dir, { recursive: true });
-    writeFileSync(path19.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
+    writeFileSync(path20.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
   }
   const warmups = new Map(http5?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
   const common = {
@@ -97416,27 +97487,27 @@ import { createRequire } from "module";
 import { basename as basename3, dirname as dirname3, normalize, relative as relative2, resolve as resolve2, sep as sep4 } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path32) {
-  let normalized = normalize(path32);
+function cleanPath(path33) {
+  let normalized = normalize(path33);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep4) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path32, separator) {
-  return path32.replace(SLASHES_REGEX, separator);
+function convertSlashes(path33, separator) {
+  return path33.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path32) {
-  return path32 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path32);
+function isRootDirectory(path33) {
+  return path33 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path33);
 }
-function normalizePath(path32, options) {
+function normalizePath(path33, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path32.includes("/") || path32.startsWith(".");
-  if (resolvePaths) path32 = resolve2(path32);
-  if (normalizePath$1 || pathNeedsCleaning) path32 = cleanPath(path32);
-  if (path32 === ".") return "";
-  const needsSeperator = path32[path32.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path32 + pathSeparator : path32, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path33.includes("/") || path33.startsWith(".");
+  if (resolvePaths) path33 = resolve2(path33);
+  if (normalizePath$1 || pathNeedsCleaning) path33 = cleanPath(path33);
+  if (path33 === ".") return "";
+  const needsSeperator = path33[path33.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path33 + pathSeparator : path33, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -97473,8 +97544,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path32 = directoryPath || ".";
-  if (filters.every((filter) => filter(path32, true))) paths.push(path32);
+  const path33 = directoryPath || ".";
+  if (filters.every((filter) => filter(path33, true))) paths.push(path33);
 };
 var empty$2 = () => {
 };
@@ -97526,26 +97597,26 @@ var empty2 = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty2;
 }
-var resolveSymlinksAsync = function(path32, state, callback$1) {
+var resolveSymlinksAsync = function(path33, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path32, (error2, resolvedPath) => {
+  fs3.realpath(path33, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
     fs3.stat(resolvedPath, (error$1, stat3) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat3.isDirectory() && isRecursive(path32, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat3.isDirectory() && isRecursive(path33, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat3, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path32, state, callback$1) {
+var resolveSymlinks = function(path33, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path32);
+    const resolvedPath = fs3.realpathSync(path33);
     const stat3 = fs3.statSync(resolvedPath);
-    if (stat3.isDirectory() && isRecursive(path32, resolvedPath, state)) return;
+    if (stat3.isDirectory() && isRecursive(path33, resolvedPath, state)) return;
     callback$1(stat3, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -97555,9 +97626,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path32, resolved, state) {
+function isRecursive(path33, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname3(path32);
+  let parent = dirname3(path33);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -97565,7 +97636,7 @@ function isRecursive(path32, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname3(parent);
   }
-  state.symlinks.set(path32, resolved);
+  state.symlinks.set(path33, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -97737,19 +97808,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path32 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path32)) continue;
-        this.pushDirectory(path32, paths, filters);
-        this.walkDirectory(this.state, path32, path32, depth - 1, this.walk);
+        let path33 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path33)) continue;
+        this.pushDirectory(path33, paths, filters);
+        this.walkDirectory(this.state, path33, path33, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path32 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path32, this.state, (stat3, resolvedPath) => {
+        let path33 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path33, this.state, (stat3, resolvedPath) => {
           if (stat3.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path32 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path32 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path33 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path33 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path32;
+            resolvedPath = useRealPaths ? resolvedPath : path33;
             const filename = basename3(resolvedPath);
             const directoryPath$1 = normalizePath(dirname3(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -97915,7 +97986,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path32) => isMatch(path32));
+    this.options.filters.push((path33) => isMatch(path33));
     return this;
   }
 };
@@ -97990,19 +98061,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path32) {
-  return path32.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path33) {
+  return path33.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path32) {
+function splitPattern(path33) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path32, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path32];
+  const result = import_picomatch2.default.scan(path33, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path33];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path32) => path32.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path32) => path32.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path33) => path33.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path33) => path33.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -98109,13 +98180,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path32 = format(p, isDirectory2);
-      const matches = matcher(path32) && !ignore2(path32);
-      if (matches) log(`matched ${path32}`);
+      const path33 = format(p, isDirectory2);
+      const matches = matcher(path33) && !ignore2(path33);
+      if (matches) log(`matched ${path33}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path32 = format(p, isDirectory2);
-      return matcher(path32) && !ignore2(path32);
+      const path33 = format(p, isDirectory2);
+      return matcher(path33) && !ignore2(path33);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -98205,7 +98276,7 @@ function exactFile(file) {
 
 // src/measure/micro/inventory.ts
 import { existsSync as existsSync10 } from "node:fs";
-import path20 from "node:path";
+import path21 from "node:path";
 async function loadInventory(sides, options) {
   return Promise.all(
     sides.map(async ({ revision, files }) => {
@@ -98240,9 +98311,9 @@ function installCommand(revision, install) {
   return typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
 }
 function packageFound(root, file, name2) {
-  for (let dir = path20.dirname(path20.join(root, file)); ; dir = path20.dirname(dir)) {
-    if (existsSync10(path20.join(dir, "node_modules", name2))) return true;
-    if (dir === root || path20.dirname(dir) === dir || !dir.startsWith(root)) return false;
+  for (let dir = path21.dirname(path21.join(root, file)); ; dir = path21.dirname(dir)) {
+    if (existsSync10(path21.join(dir, "node_modules", name2))) return true;
+    if (dir === root || path21.dirname(dir) === dir || !dir.startsWith(root)) return false;
   }
 }
 function describeRevision(revision) {
@@ -99688,14 +99759,14 @@ function microProcesses(run, files) {
 }
 
 // src/measure/native/flags.ts
-import { readFileSync as readFileSync13 } from "node:fs";
-import path21 from "node:path";
+import { readFileSync as readFileSync14 } from "node:fs";
+import path22 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync13(path21.join(root, "package.json"), "utf8");
+    const text2 = readFileSync14(path22.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -99705,7 +99776,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path21.posix.normalize(file);
+  const target = path22.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -99722,13 +99793,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path21.posix.normalize(script) !== target) return void 0;
+  if (!script || path22.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync15, rmSync as rmSync8, statSync as statSync5 } from "node:fs";
-import path24 from "node:path";
+import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync16, rmSync as rmSync8, statSync as statSync5 } from "node:fs";
+import path25 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
 // src/measure/native/figures.ts
@@ -99811,16 +99882,16 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path23 from "node:path";
+import path24 from "node:path";
 
 // src/util/manifest.ts
-import { readFileSync as readFileSync14 } from "node:fs";
-import path22 from "node:path";
+import { readFileSync as readFileSync15 } from "node:fs";
+import path23 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path22.dirname(file); dir !== path22.dirname(dir); dir = path22.dirname(dir)) {
+  for (let dir = path23.dirname(file); dir !== path23.dirname(dir); dir = path23.dirname(dir)) {
     let manifest2;
     try {
-      manifest2 = JSON.parse(readFileSync14(path22.join(dir, "package.json"), "utf8"));
+      manifest2 = JSON.parse(readFileSync15(path23.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -99834,14 +99905,14 @@ function nearestManifest(file, accept) {
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path23.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path24.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
   const found = nearestManifest(entry, (manifest2) => manifest2.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path23.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path24.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -99853,7 +99924,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path23.resolve(root, file));
+  const wanted = real(path24.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -99881,7 +99952,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path23.sep).join("/");
+  const own = file.split(path24.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at2 = fullName.indexOf(" > ");
@@ -99891,7 +99962,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path23.resolve(file);
+    return path24.resolve(file);
   }
 }
 
@@ -99900,9 +99971,9 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync4(path24.join(options.tempDir, "native-"));
+  const dir = mkdtempSync4(path25.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path24.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path25.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
     rmSync8(dir, { recursive: true, force: true });
@@ -99961,7 +100032,7 @@ function readCapped(file, what) {
     return {};
   }
   if (size > MAX_FIGURES_BYTES) return { problem: `its ${what} grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
-  return { text: readFileSync15(file, "utf8") };
+  return { text: readFileSync16(file, "utf8") };
 }
 function readFigures(file) {
   const { text: text2, problem } = readCapped(file, "figures file");
@@ -100262,7 +100333,7 @@ async function nativeStage(run, files, inventory, judged2) {
 
 // src/gate/policy.ts
 import { existsSync as existsSync11 } from "node:fs";
-import path25 from "node:path";
+import path26 from "node:path";
 
 // src/config/policy.ts
 function policyOf(config) {
@@ -100330,9 +100401,9 @@ function withPolicyOf(head, base2) {
 
 // src/gate/policy.ts
 function choosePolicy(own, tree, options) {
-  const file = path25.relative(options.cwd, path25.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path25.join(tree.base.root, file);
-  const outside = tree.base.worktree !== void 0 && path25.relative(tree.base.worktree, atBase).startsWith("..");
+  const file = path26.relative(options.cwd, path26.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path26.join(tree.base.root, file);
+  const outside = tree.base.worktree !== void 0 && path26.relative(tree.base.worktree, atBase).startsWith("..");
   const base2 = outside ? own : existsSync11(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base2, own);
@@ -100665,7 +100736,7 @@ async function runGate(options) {
       known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
     }
   });
-  const socketDir = mkdtempSync5(path26.join(os15.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync5(path27.join(os15.tmpdir(), "benchgate-sock-"));
   const removeSocketDir = () => rmSync9(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os15.loadavg();
@@ -100779,8 +100850,8 @@ function errorReport(message, toolVersion) {
 }
 
 // src/report/github.ts
-import { existsSync as existsSync12, readFileSync as readFileSync16 } from "node:fs";
-import path27 from "node:path";
+import { existsSync as existsSync12, readFileSync as readFileSync17 } from "node:fs";
+import path28 from "node:path";
 var COMMENT_LIMIT = 65536;
 function commentMarker(gateKey) {
   return `<!-- benchgate: ${gateKey.replace(/-{2,}/g, "-").replace(/>/g, "")} -->`;
@@ -100839,24 +100910,24 @@ function closeOpenBlocks(text2) {
 }
 function regressionAnnotations(report2, projectDir, repoRoot, configFile) {
   return report2.benchmarks.filter((b) => b.verdict === "regression").flatMap((b) => {
-    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path27.join(projectDir, b.file ?? ""), taskName(b)];
+    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path28.join(projectDir, b.file ?? ""), taskName(b)];
     const annotations = [
       {
         level: "error",
         title: `benchgate: ${b.id} regressed`,
         message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
-        file: existsSync12(file) ? path27.relative(repoRoot, file) : void 0,
+        file: existsSync12(file) ? path28.relative(repoRoot, file) : void 0,
         line: existsSync12(file) ? lineOf(file, needle) : void 0
       }
     ];
     const slower = slowerFunction(b.id, b.profile);
     const place = slower && /^(.+):(\d+)$/.exec(slower.where);
-    if (slower && place && existsSync12(path27.join(projectDir, place[1])))
+    if (slower && place && existsSync12(path28.join(projectDir, place[1])))
       annotations.push({
         level: "notice",
         title: `benchgate: ${slower.function} ${slower.verb}`,
         message: slower.message,
-        file: path27.relative(repoRoot, path27.join(projectDir, place[1])),
+        file: path28.relative(repoRoot, path28.join(projectDir, place[1])),
         line: Number(place[2])
       });
     return annotations;
@@ -100887,7 +100958,7 @@ function taskName(b) {
   return at2 >= 0 ? b.id.slice(at2 + 3) : b.id;
 }
 function lineOf(file, needle) {
-  const index = readFileSync16(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
+  const index = readFileSync17(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
   return index >= 0 ? index + 1 : void 0;
 }
 
@@ -101125,7 +101196,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path28 from "node:path";
+import path29 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -101155,7 +101226,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit2}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path28.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path29.basename(file))
   };
 }
 function countsSections(id, profile) {
@@ -101363,8 +101434,9 @@ function renderMarkdown(report2) {
   if (report2.error) out.push(md`The run failed: ${String(report2.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report2.error)));
   else out.push(md`**${verdictCounts(report2.benchmarks)}**`, md``);
   if (report2.base && report2.head) {
+    const dirtyNote = report2.head.dirty === true ? md` (with uncommitted changes)` : md``;
     out.push(
-      md`Base ${report2.base.ref} @ <code>${shortSha(report2.base.sha)}</code> · head ${report2.head.ref} @ <code>${shortSha(report2.head.sha)}</code>${report2.head.dirty === true ? md` (with uncommitted changes)` : md``}`,
+      md`Base ${report2.base.ref} @ <code>${shortSha(report2.base.sha)}</code> · head ${report2.head.ref} @ <code>${shortSha(report2.head.sha)}</code>${dirtyNote}`,
       md``
     );
   }
@@ -101379,9 +101451,8 @@ function renderMarkdown(report2) {
       if (group2.file !== void 0) out.push(md`| | <b>${group2.file}</b> | | | | | |`);
       for (const { item: b, name: name2 } of group2.rows) {
         const [base2, head] = [formatSide(b, "base"), formatSide(b, "head")];
-        out.push(
-          md`| ${verdictCell(b)} | ${name2} | ${base2} | ${head} | ${formatChange(b, { markCoarse: true })} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`
-        );
+        const change = formatChange(b, { markCoarse: true });
+        out.push(md`| ${verdictCell(b)} | ${name2} | ${base2} | ${head} | ${change} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`);
       }
     }
     out.push(md``, md`<sub>${columnsLegend(benchmarks)}. ${RESOLVES_LEGEND}</sub>`, md``);
@@ -101689,8 +101760,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync13, readFileSync as readFileSync17, statSync as statSync6 } from "node:fs";
-import path29 from "node:path";
+import { existsSync as existsSync13, readFileSync as readFileSync18, statSync as statSync6 } from "node:fs";
+import path30 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -104841,7 +104912,7 @@ function readReport2(file) {
     );
   let data2;
   try {
-    data2 = JSON.parse(readFileSync17(file, "utf8"));
+    data2 = JSON.parse(readFileSync18(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -104855,7 +104926,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync13(path29.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path29.resolve(cwd, pattern)];
+    if (existsSync13(path30.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path30.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -104864,7 +104935,7 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/secrets.ts
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync18, readSync as readSync2, writeSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync19, readSync as readSync2, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -104882,7 +104953,7 @@ function restoreJobFiles(jobFiles, env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat3 = readFileSync18("/proc/self/stat", "utf8");
+    const stat3 = readFileSync19("/proc/self/stat", "utf8");
     const fields = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);
@@ -105135,7 +105206,7 @@ ${options.body}`;
 
 // src/history/publish.ts
 import { cpSync as cpSync3, existsSync as existsSync14, mkdirSync as mkdirSync5, readdirSync as readdirSync7, rmSync as rmSync10, writeFileSync as writeFileSync2 } from "node:fs";
-import path30 from "node:path";
+import path31 from "node:path";
 
 // src/history/site.ts
 var import_picomatch4 = __toESM(require_picomatch2(), 1);
@@ -105384,25 +105455,25 @@ bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions fee
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync14(path30.join(options.assets, "site.js")))
+  if (!existsSync14(path31.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
   if (existsSync14(out)) {
     const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync10(path30.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync10(path31.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path30.join(out, file.path);
-    mkdirSync5(path30.dirname(target), { recursive: true });
+    const target = path31.join(out, file.path);
+    mkdirSync5(path31.dirname(target), { recursive: true });
     writeFileSync2(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync5(path30.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync3(path30.join(options.assets, asset), path30.join(out, "assets", asset));
-  writeFileSync2(path30.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync5(path31.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync3(path31.join(options.assets, asset), path31.join(out, "assets", asset));
+  writeFileSync2(path31.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -106107,12 +106178,12 @@ async function runAction(deps) {
     }
   });
   try {
-    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync19(env.GITHUB_EVENT_PATH, "utf8")) : {};
+    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync20(env.GITHUB_EVENT_PATH, "utf8")) : {};
     settings = parseActionInputs((name2) => core.getInput(name2), {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-      runnerTemp: env.RUNNER_TEMP ?? path31.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
+      runnerTemp: env.RUNNER_TEMP ?? path32.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? "",
       ...env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}
     });
@@ -106145,7 +106216,7 @@ async function runAction(deps) {
       soloCheck: settings.soloProcesses === void 0 ? void 0 : { processes: settings.soloProcesses },
       childEnv: settings.env,
       policy: settings.policy,
-      profileDir: path31.join(settings.reportDir, "profiles"),
+      profileDir: path32.join(settings.reportDir, "profiles"),
       log: (line) => core.info(logLine(line)),
       onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
       onCleanup: (cleanup) => trap.onCleanup(cleanup)
@@ -106188,7 +106259,7 @@ function historyDeps(deps) {
     log: (line) => deps.core.info(logLine(line)),
     warn: (line) => deps.core.warning(logLine(line)),
     site: {
-      assets: path31.join(path31.dirname(deps.runnerPath), "site"),
+      assets: path32.join(path32.dirname(deps.runnerPath), "site"),
       version: deps.version,
       serverUrl: deps.env.GITHUB_SERVER_URL ?? "https://github.com"
     }
@@ -106204,8 +106275,8 @@ async function publish(report2, settings, deps, extra) {
   const markdown = extra ? `${renderMarkdown(report2)}
 ${extra}
 ` : renderMarkdown(report2);
-  const jsonPath = path31.join(settings.reportDir, "report.json");
-  const markdownPath = path31.join(settings.reportDir, "report.md");
+  const jsonPath = path32.join(settings.reportDir, "report.json");
+  const markdownPath = path32.join(settings.reportDir, "report.md");
   writeFileSync3(jsonPath, `${JSON.stringify(report2, null, 2)}
 `);
   writeFileSync3(markdownPath, markdown);
@@ -106215,14 +106286,14 @@ ${extra}
   core.setOutput("report-json", jsonPath);
   core.setOutput("report-markdown", markdownPath);
   core.setOutput("profiles-dir", report2.run?.profile?.dir ?? "");
-  const site = settings.publishDir && existsSync15(path31.join(settings.publishDir, "index.html")) ? settings.publishDir : "";
+  const site = settings.publishDir && existsSync15(path32.join(settings.publishDir, "index.html")) ? settings.publishDir : "";
   core.setOutput("site-dir", site);
   const commentProblem = await comment(report2, markdown, settings, deps);
   await core.summary.addRaw(commentProblem ? `${markdown}
 > [!WARNING]
 > ${escapeText(commentProblem)}
 ` : markdown, true).write();
-  const configFile = path31.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
+  const configFile = path32.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
     core[annotation.level](annotation.message, {
@@ -106274,7 +106345,7 @@ function mergedReport(settings, version2) {
     if (!settings.shardReports)
       throw new UserError("Input 'shard-reports' is required with mode: merge: the shard reports, e.g. shards/*.json.");
     const files = reportFiles([settings.shardReports], settings.workingDirectory);
-    report2 = mergeShards(files.map((file) => ({ file: path31.relative(settings.workingDirectory, file), report: readReport2(file) })));
+    report2 = mergeShards(files.map((file) => ({ file: path32.relative(settings.workingDirectory, file), report: readReport2(file) })));
     if (settings.base && /^[0-9a-f]{40}$/.test(settings.base) && report2.base?.sha !== settings.base)
       throw new UserError(
         `The shard reports compare against ${report2.base?.sha ?? "no commit"}, but this workflow's base is ${settings.base}: refusing them.`

@@ -3265,8 +3265,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path28) {
-      let input = path28;
+    function removeDotSegments(path29) {
+      let input = path29;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -3340,11 +3340,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path28) {
-      if (path28 === "" || path28[0] === "/") {
-        return removeDotSegments(path28);
+    function removeDotSegmentsRelative(path29) {
+      if (path29 === "" || path29[0] === "/") {
+        return removeDotSegments(path29);
       }
-      const segments = path28.split("/");
+      const segments = path29.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -3707,8 +3707,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path28 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path28 && path28 !== "/" ? path28 : void 0;
+        const path29 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path29 && path29 !== "/" ? path29 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -7166,17 +7166,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path28) {
-      const ctrl = callVisitor(key, node, visitor, path28);
+    function visit_(key, node, visitor, path29) {
+      const ctrl = callVisitor(key, node, visitor, path29);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path28, ctrl);
-        return visit_(key, ctrl, visitor, path28);
+        replaceNode(key, path29, ctrl);
+        return visit_(key, ctrl, visitor, path29);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path28 = Object.freeze(path28.concat(node));
+          path29 = Object.freeze(path29.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path28);
+            const ci = visit_(i2, node.items[i2], visitor, path29);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7187,13 +7187,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path28 = Object.freeze(path28.concat(node));
-          const ck = visit_("key", node.key, visitor, path28);
+          path29 = Object.freeze(path29.concat(node));
+          const ck = visit_("key", node.key, visitor, path29);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path28);
+          const cv = visit_("value", node.value, visitor, path29);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7214,17 +7214,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path28) {
-      const ctrl = await callVisitor(key, node, visitor, path28);
+    async function visitAsync_(key, node, visitor, path29) {
+      const ctrl = await callVisitor(key, node, visitor, path29);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path28, ctrl);
-        return visitAsync_(key, ctrl, visitor, path28);
+        replaceNode(key, path29, ctrl);
+        return visitAsync_(key, ctrl, visitor, path29);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path28 = Object.freeze(path28.concat(node));
+          path29 = Object.freeze(path29.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path28);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path29);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7235,13 +7235,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path28 = Object.freeze(path28.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path28);
+          path29 = Object.freeze(path29.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path29);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path28);
+          const cv = await visitAsync_("value", node.value, visitor, path29);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7268,23 +7268,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path28) {
+    function callVisitor(key, node, visitor, path29) {
       if (typeof visitor === "function")
-        return visitor(key, node, path28);
+        return visitor(key, node, path29);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path28);
+        return visitor.Map?.(key, node, path29);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path28);
+        return visitor.Seq?.(key, node, path29);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path28);
+        return visitor.Pair?.(key, node, path29);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path28);
+        return visitor.Scalar?.(key, node, path29);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path28);
+        return visitor.Alias?.(key, node, path29);
       return void 0;
     }
-    function replaceNode(key, path28, node) {
-      const parent = path28[path28.length - 1];
+    function replaceNode(key, path29, node) {
+      const parent = path29[path29.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -7896,10 +7896,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node3 = require_Node();
-    function collectionFromPath(schema2, path28, value) {
+    function collectionFromPath(schema2, path29, value) {
       let v = value;
-      for (let i2 = path28.length - 1; i2 >= 0; --i2) {
-        const k = path28[i2];
+      for (let i2 = path29.length - 1; i2 >= 0; --i2) {
+        const k = path29[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -7918,7 +7918,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path28) => path28 == null || typeof path28 === "object" && !!path28[Symbol.iterator]().next().done;
+    var isEmptyPath = (path29) => path29 == null || typeof path29 === "object" && !!path29[Symbol.iterator]().next().done;
     var Collection = class extends Node3.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -7948,11 +7948,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path28, value) {
-        if (isEmptyPath(path28))
+      addIn(path29, value) {
+        if (isEmptyPath(path29))
           this.add(value);
         else {
-          const [key, ...rest] = path28;
+          const [key, ...rest] = path29;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -7966,8 +7966,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path28) {
-        const [key, ...rest] = path28;
+      deleteIn(path29) {
+        const [key, ...rest] = path29;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -7981,8 +7981,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path28, keepScalar) {
-        const [key, ...rest] = path28;
+      getIn(path29, keepScalar) {
+        const [key, ...rest] = path29;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -8000,8 +8000,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path28) {
-        const [key, ...rest] = path28;
+      hasIn(path29) {
+        const [key, ...rest] = path29;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -8011,8 +8011,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path28, value) {
-        const [key, ...rest] = path28;
+      setIn(path29, value) {
+        const [key, ...rest] = path29;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -10527,9 +10527,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path28, value) {
+      addIn(path29, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path28, value);
+          this.contents.addIn(path29, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -10604,14 +10604,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path28) {
-        if (Collection.isEmptyPath(path28)) {
+      deleteIn(path29) {
+        if (Collection.isEmptyPath(path29)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path28) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path29) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -10626,10 +10626,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path28, keepScalar) {
-        if (Collection.isEmptyPath(path28))
+      getIn(path29, keepScalar) {
+        if (Collection.isEmptyPath(path29))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path28, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path29, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -10640,10 +10640,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path28) {
-        if (Collection.isEmptyPath(path28))
+      hasIn(path29) {
+        if (Collection.isEmptyPath(path29))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path28) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path29) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -10660,13 +10660,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path28, value) {
-        if (Collection.isEmptyPath(path28)) {
+      setIn(path29, value) {
+        if (Collection.isEmptyPath(path29)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path28), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path29), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path28, value);
+          this.contents.setIn(path29, value);
         }
       }
       /**
@@ -12627,9 +12627,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path28) => {
+    visit.itemAtPath = (cst, path29) => {
       let item = cst;
-      for (const [field, index] of path28) {
+      for (const [field, index] of path29) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -12638,23 +12638,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path28) => {
-      const parent = visit.itemAtPath(cst, path28.slice(0, -1));
-      const field = path28[path28.length - 1][0];
+    visit.parentCollection = (cst, path29) => {
+      const parent = visit.itemAtPath(cst, path29.slice(0, -1));
+      const field = path29[path29.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path28, item, visitor) {
-      let ctrl = visitor(item, path28);
+    function _visit(path29, item, visitor) {
+      let ctrl = visitor(item, path29);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path28.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path29.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -12665,10 +12665,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path28);
+            ctrl = ctrl(item, path29);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path28) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path29) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -15221,14 +15221,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path28 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path29 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path28 && path28[0] !== "/") {
-          path28 = `/${path28}`;
+        if (path29 && path29[0] !== "/") {
+          path29 = `/${path29}`;
         }
-        return new URL(`${origin}${path28}`);
+        return new URL(`${origin}${path29}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -15679,39 +15679,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path28, origin }
+          request: { method, path: path29, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path28);
+        debuglog("sending request to %s %s/%s", method, origin, path29);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path28, origin },
+          request: { method, path: path29, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path28,
+          path29,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path28, origin }
+          request: { method, path: path29, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path28);
+        debuglog("trailers received from %s %s/%s", method, origin, path29);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path28, origin },
+          request: { method, path: path29, origin },
           error
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path28,
+          path29,
           error.message
         );
       });
@@ -15760,9 +15760,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path28, origin }
+            request: { method, path: path29, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path28);
+          debuglog("sending request to %s %s/%s", method, origin, path29);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -15825,7 +15825,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path28,
+        path: path29,
         method,
         body,
         headers,
@@ -15840,11 +15840,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path28 !== "string") {
+        if (typeof path29 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path28[0] !== "/" && !(path28.startsWith("http://") || path28.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path29[0] !== "/" && !(path29.startsWith("http://") || path29.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path28)) {
+        } else if (invalidPathRegex.test(path29)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -15910,7 +15910,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path28, query) : path28;
+        this.path = query ? buildURL(path29, query) : path29;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -20603,7 +20603,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request) {
-      const { method, path: path28, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path29, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -20684,7 +20684,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path28} HTTP/1.1\r
+      let header = `${method} ${path29} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -21213,7 +21213,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request) {
       const session = client[kHTTP2Session];
-      const { method, path: path28, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
+      const { method, path: path29, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade) {
         util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
@@ -21310,7 +21310,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path28;
+      headers[HTTP2_HEADER_PATH] = path29;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -21663,9 +21663,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path28 = search ? `${pathname}${search}` : pathname;
+        const path29 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path28;
+        this.opts.path = path29;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -22904,10 +22904,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path28 = "/",
+          path: path29 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path28;
+        opts.path = origin + path29;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -24879,20 +24879,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path28) {
-      if (typeof path28 !== "string") {
-        return path28;
+    function safeUrl(path29) {
+      if (typeof path29 !== "string") {
+        return path29;
       }
-      const pathSegments = path28.split("?");
+      const pathSegments = path29.split("?");
       if (pathSegments.length !== 2) {
-        return path28;
+        return path29;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path28, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path28);
+    function matchKey(mockDispatch2, { path: path29, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path29);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -24914,7 +24914,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path28 }) => matchValue(safeUrl(path28), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path29 }) => matchValue(safeUrl(path29), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -24952,9 +24952,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path28, method, body, headers, query } = opts;
+      const { path: path29, method, body, headers, query } = opts;
       return {
-        path: path28,
+        path: path29,
         method,
         body,
         headers,
@@ -25417,10 +25417,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path28, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
+          ({ method, path: path29, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path28,
+            Path: path29,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -30299,9 +30299,9 @@ var require_util7 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path28) {
-      for (let i2 = 0; i2 < path28.length; ++i2) {
-        const code = path28.charCodeAt(i2);
+    function validateCookiePath(path29) {
+      for (let i2 = 0; i2 < path29.length; ++i2) {
+        const code = path29.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -33221,11 +33221,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path28 = opts.path;
+          let path29 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path28 = `/${path28}`;
+            path29 = `/${path29}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path28);
+          url = new URL(util.parseOrigin(url).origin + path29);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -33399,8 +33399,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path28) {
-          var pathArray = getPathArray(path28);
+        paths.forEach(function(path29) {
+          var pathArray = getPathArray(path29);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -33414,14 +33414,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path28, appendMode) {
-      if (!path28) {
+    function addExistingPath(array, path29, appendMode) {
+      if (!path29) {
         return;
       }
       if (appendMode) {
-        array.unshift(path28);
+        array.unshift(path29);
       } else {
-        array.push(path28);
+        array.push(path29);
       }
     }
   }
@@ -36371,15 +36371,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path28 = [graph[toModel].parent, toModel];
+      const path29 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path28.unshift(graph[cur].parent);
+        path29.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path28;
+      fn.conversion = path29;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -45205,7 +45205,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path28 = __require("path");
+    var path29 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -45263,7 +45263,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i2 = 0; i2 < numWorkers; i2++) {
-          const worker = new Worker(path28.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path29.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data: data2, error } = msg;
             if (cmd === "RESULT") {
@@ -54274,11 +54274,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path28) {
-      if (!path28 || typeof path28 !== "string") {
+    function lookup2(path29) {
+      if (!path29 || typeof path29 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path28).toLowerCase().substr(1);
+      var extension2 = extname("x." + path29).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -55418,7 +55418,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path28 = __require("path");
+    var path29 = __require("path");
     var http4 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -55549,11 +55549,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path28.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path29.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path28.basename(options.filename || value && (value.name || value.path));
+        filename = path29.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn2(value, "httpVersion")) {
-        filename = path28.basename(value.client._httpMessage.path || "");
+        filename = path29.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -55739,15 +55739,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync19 } = __require("fs");
+    var { readFileSync: readFileSync20 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path28 = resolve3(string);
-          const data2 = readFileSync19(path28, "utf8");
+          const path29 = resolve3(string);
+          const data2 = readFileSync20(path29, "utf8");
           return JSON.parse(data2);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -55761,14 +55761,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path28 = obj[key] && obj[key].path;
-            if (!path28) {
+            const path29 = obj[key] && obj[key].path;
+            if (!path29) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync19(path28);
+            const buffer = readFileSync20(path29);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path28)
+              filename: basename2(path29)
             }, opts));
             break;
           }
@@ -58089,14 +58089,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path28) {
-      if (typeof path28 === "string") {
+    function safeRequire(path29) {
+      if (typeof path29 === "string") {
         try {
-          return __require(path28);
+          return __require(path29);
         } catch (err) {
         }
       }
-      return path28;
+      return path29;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -60577,7 +60577,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path28 = reqData.path;
+        const path29 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -60588,7 +60588,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path28} HTTP/1.1`
+          `${method} ${path29} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -62636,7 +62636,7 @@ var require_autocannon = __commonJS({
     var fs = __require("fs");
     var os13 = __require("os");
     var net3 = __require("net");
-    var path28 = __require("path");
+    var path29 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -62751,7 +62751,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path28.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path29.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -62865,7 +62865,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path28.join(__dirname, "lib/preload"));
+        alterPath.unshift(path29.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -62889,7 +62889,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path28.join(os13.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path29.join(os13.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -63167,8 +63167,8 @@ var require_utils4 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path28, { windows } = {}) => {
-      const segs = path28.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path29, { windows } = {}) => {
+      const segs = path29.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -76403,7 +76403,7 @@ import { fileURLToPath as fileURLToPath3 } from "node:url";
 // src/cli/main.ts
 import { mkdirSync as mkdirSync7, mkdtempSync as mkdtempSync6, rmSync as rmSync12, writeFileSync as writeFileSync4 } from "node:fs";
 import os12 from "node:os";
-import path27 from "node:path";
+import path28 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -76466,17 +76466,17 @@ function formatDuration(ms) {
   const seconds = Math.round(ms % 6e4 / 1e3);
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path28, width = 60) {
-  if (path28.length <= width) return path28;
+function formatPath(path29, width = 60) {
+  if (path29.length <= width) return path29;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path28.slice(0, start)}\u2026${path28.slice(path28.length - (keep - start))} (${path28.length} characters)`;
+  return `${path29.slice(0, start)}\u2026${path29.slice(path29.length - (keep - start))} (${path29.length} characters)`;
 }
 
 // src/gate/run.ts
 import { mkdtempSync as mkdtempSync5, rmSync as rmSync9 } from "node:fs";
 import os10 from "node:os";
-import path20 from "node:path";
+import path21 from "node:path";
 
 // src/checkout/revisions.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
@@ -80252,7 +80252,7 @@ function pushLatencyRatios(into, pair) {
 
 // src/gate/explain.ts
 import { mkdirSync as mkdirSync4, writeFileSync } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 
 // src/explain/agreement.ts
 var METHOD_FLOOR = 0.1;
@@ -80284,51 +80284,12 @@ function agreement(profile, measured) {
 
 // src/explain/counts.ts
 import { mkdtempSync as mkdtempSync3, rmSync as rmSync5 } from "node:fs";
-import path9 from "node:path";
-
-// src/measure/counts/callgrind.ts
-import { execFileSync as execFileSync3, spawnSync } from "node:child_process";
-var INSTALL_LINE = "sudo apt-get install -y valgrind";
-function findCallgrind(valgrind = "valgrind") {
-  try {
-    const version2 = execFileSync3(valgrind, ["--version"], {
-      encoding: "utf8",
-      timeout: 1e4,
-      stdio: ["ignore", "pipe", "ignore"]
-    }).trim();
-    return { path: valgrind, version: version2 };
-  } catch {
-    throw new UserError(
-      `measure: counts runs each benchmark process under Valgrind's callgrind, and '${valgrind}' is not found here: install it (${INSTALL_LINE}), or measure time (measure: time, --measure time).`
-    );
-  }
-}
-function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "instructions", { names = false, functions = false } = {}) {
-  return [
-    "--tool=callgrind",
-    "--quiet",
-    // Cycles are estimated from the cache model's misses (task.ts readDump); it costs about 1.4x the time.
-    ...figure === "cycles" ? ["--cache-sim=yes"] : [],
-    `--callgrind-out-file=${dumpPrefix}`,
-    "--dump-before=uv_os_getpriority",
-    "--dump-instr=no",
-    "--dump-line=no",
-    ...functions ? ["--compress-strings=no"] : [],
-    node,
-    "--predictable",
-    "--predictable-gc-schedule",
-    `--hash-seed=${seed}`,
-    `--random-seed=${seed}`,
-    // The code log the perf map turns on goes beside the dumps, not into the project's folder.
-    ...names ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${dumpPrefix}.v8.log`] : []
-  ];
-}
-var perfMapOf = (pid) => `/tmp/perf-${pid}.map`;
+import path10 from "node:path";
 
 // src/measure/counts/schedule.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync4 } from "node:fs";
 import os5 from "node:os";
-import path8 from "node:path";
+import path9 from "node:path";
 
 // src/measure/micro/spawn.ts
 import { rmSync as rmSync3 } from "node:fs";
@@ -80392,6 +80353,7 @@ var schema = {
       }
     },
     { type: "object", required: ["type"], properties: { type: { const: "ready" } } },
+    { type: "object", required: ["type"], properties: { type: { const: "instrument" } } },
     { type: "object", required: ["type", "id"], properties: { type: { const: "progress" }, id: text, revision: label } },
     {
       type: "object",
@@ -80447,7 +80409,8 @@ function runBenchmarkProcess(job, settings) {
     const command = settings.command ?? { file: process.execPath, args: [] };
     const child = spawnTracked(command.file, [...command.args, settings.runnerPath], {
       cwd: settings.cwd,
-      stdio: ["ignore", "pipe", "pipe", "ipc"]
+      // A late count job waits on its stdin for callgrind's instrumentation.
+      stdio: [settings.instrument ? "pipe" : "ignore", "pipe", "pipe", "ipc"]
     });
     child.stdout?.on("data", (chunk) => tail.push(chunk));
     child.stderr?.on("data", (chunk) => tail.push(chunk));
@@ -80463,7 +80426,7 @@ function runBenchmarkProcess(job, settings) {
       if (child.pid !== void 0) for (const file of settings.leaves?.(child.pid) ?? []) rmSync3(file, { force: true });
       resolve3(outcome);
     };
-    const fail = (message) => {
+    const fail = (message, instrumentation) => {
       const output = tail.lines(20);
       finish({
         ok: false,
@@ -80471,7 +80434,8 @@ function runBenchmarkProcess(job, settings) {
 Last lines of its output:
 ${output}` : message,
         ...current2,
-        durationMs: Date.now() - started
+        durationMs: Date.now() - started,
+        ...instrumentation ? { instrumentation } : {}
       });
     };
     let timer = setTimeout(stalled, settings.stallTimeoutMs);
@@ -80498,6 +80462,15 @@ ${output}` : message,
       if (message.type === "ready") {
         ready = true;
         child.send(job);
+      } else if (message.type === "instrument") {
+        const instrument = settings.instrument;
+        if (!instrument || child.pid === void 0)
+          return fail(`the benchmark process (pid ${child.pid}) asked for instrumentation nobody turns on`);
+        void instrument(child.pid).then((error) => {
+          if (settled2) return;
+          if (error) return fail(`the benchmark process (pid ${child.pid}): ${error}`, true);
+          child.stdin?.end("1");
+        });
       } else if (message.type === "progress")
         current2 = { id: message.id, revision: message.revision ?? (message.id === current2.id ? current2.revision : void 0) };
       else if (message.type === "result")
@@ -80515,9 +80488,11 @@ ${output}` : message,
       else fail(`the benchmark process (pid ${child.pid}) failed: ${message.message}`);
     });
     child.once("error", (error) => fail(`could not start the benchmark process: ${error.message}`));
-    const exited = (code, signal) => fail(
-      `the benchmark process (pid ${child.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current2.id ? `while running '${current2.id}'` : ready ? "while loading bench files" : "before its handshake"}`
-    );
+    const exited = (code, signal) => {
+      const how = signal ? `signal ${signal}` : `code ${code}`;
+      const when = current2.id ? `while running '${current2.id}'` : ready ? "while loading bench files" : "before its handshake";
+      fail(`the benchmark process (pid ${child.pid}) exited with ${how} ${when}`);
+    };
     child.once("exit", (code, signal) => {
       killGroup(child);
       if (!settled2) drain = setTimeout(() => exited(code, signal), DRAIN_MS);
@@ -80532,6 +80507,79 @@ var taskIds = (load) => load.tasks.map((task) => `${load.file}${ID_SEPARATOR}${t
 var LOOPS = ["benchgateLoop", "benchgateBatch"];
 var INLINED = "(task code inlined into the loop)";
 
+// src/measure/counts/callgrind.ts
+import { execFile as execFile2, execFileSync as execFileSync3, spawnSync } from "node:child_process";
+import { readFileSync as readFileSync7 } from "node:fs";
+import path8 from "node:path";
+var INSTALL_LINE = "sudo apt-get install -y valgrind";
+function findCallgrind(valgrind = "valgrind") {
+  try {
+    const version2 = execFileSync3(valgrind, ["--version"], {
+      encoding: "utf8",
+      timeout: 1e4,
+      stdio: ["ignore", "pipe", "ignore"]
+    }).trim();
+    return { path: valgrind, version: version2 };
+  } catch {
+    throw new UserError(
+      `measure: counts runs each benchmark process under Valgrind's callgrind, and '${valgrind}' is not found here: install it (${INSTALL_LINE}), or measure time (measure: time, --measure time).`
+    );
+  }
+}
+function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "instructions", { names = false, functions = false, late = false } = {}) {
+  return [
+    "--tool=callgrind",
+    "--quiet",
+    // Cycles are estimated from the cache model's misses (task.ts readDump); it costs about 1.4x the time.
+    ...figure === "cycles" ? ["--cache-sim=yes"] : [],
+    `--callgrind-out-file=${dumpPrefix}`,
+    "--dump-before=uv_os_getpriority",
+    "--dump-instr=no",
+    "--dump-line=no",
+    // vgdb finds the process by the FIFOs valgrind makes at this prefix (beside the dumps, whatever TMPDIR it has).
+    ...late ? ["--instr-atstart=no", `--vgdb-prefix=${vgdbPrefix(dumpPrefix)}`] : [],
+    ...functions ? ["--compress-strings=no"] : [],
+    node,
+    "--predictable",
+    "--predictable-gc-schedule",
+    `--hash-seed=${seed}`,
+    `--random-seed=${seed}`,
+    // The code log the perf map turns on goes beside the dumps, not into the project's folder.
+    ...names ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${dumpPrefix}.v8.log`] : []
+  ];
+}
+function instrumentOn(valgrind, pid, dumpPrefix) {
+  const vgdb = valgrind.includes("/") ? path8.join(path8.dirname(valgrind), "vgdb") : "vgdb";
+  const env = { ...withoutNames(process.env), ...namesOf(pid) };
+  return new Promise(
+    (resolve3) => execFile2(
+      vgdb,
+      [`--vgdb-prefix=${vgdbPrefix(dumpPrefix)}`, `--pid=${pid}`, "instrumentation", "on"],
+      { timeout: 6e4, encoding: "utf8", env },
+      (error, stdout, stderr) => resolve3(
+        error ? `${vgdb} could not turn callgrind's instrumentation on: ${(stderr || error.message).trim().slice(0, 500)}` : void 0
+      )
+    )
+  );
+}
+var vgdbPrefix = (dumpPrefix) => `${dumpPrefix}.vgdb`;
+var NAMES2 = ["LOGNAME", "USER", "HOST", "HOSTNAME"];
+var withoutNames = (env) => Object.fromEntries(Object.entries(env).filter(([name2]) => !NAMES2.includes(name2)));
+function namesOf(pid) {
+  try {
+    const entries = readFileSync7(`/proc/${pid}/environ`, "utf8").split("\0");
+    return Object.fromEntries(
+      entries.flatMap((entry) => {
+        const at2 = entry.indexOf("=");
+        return at2 > 0 && NAMES2.includes(entry.slice(0, at2)) ? [[entry.slice(0, at2), entry.slice(at2 + 1)]] : [];
+      })
+    );
+  } catch {
+    return {};
+  }
+}
+var perfMapOf = (pid) => `/tmp/perf-${pid}.map`;
+
 // src/measure/counts/schedule.ts
 async function measureCounts(plan) {
   const now = plan.now ?? Date.now;
@@ -80543,7 +80591,7 @@ async function measureCounts(plan) {
       { revision: plan.head, files: files.head, seed }
     ];
   });
-  const temp = mkdtempSync2(path8.join(plan.tempDir ?? os5.tmpdir(), "benchgate-counts-"));
+  const temp = mkdtempSync2(path9.join(plan.tempDir ?? os5.tmpdir(), "benchgate-counts-"));
   const results = /* @__PURE__ */ new Map();
   try {
     const parallel = Math.max(1, Math.min(plan.parallel ?? os5.availableParallelism(), jobs.length));
@@ -80551,13 +80599,13 @@ async function measureCounts(plan) {
     const worker = async () => {
       while (next < jobs.length) {
         const job = jobs[next];
-        const dumpPrefix = path8.join(temp, `callgrind.${next++}`);
+        const dumpPrefix = path9.join(temp, `callgrind.${next++}`);
         if (plan.deadline !== void 0 && now() > plan.deadline) {
           results.set(job, { counts: [], skipped: true });
           continue;
         }
         plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
-        const outcome = await runBenchmarkProcess(
+        const outcome = await runCounted(
           {
             kind: "count",
             sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }],
@@ -80565,13 +80613,7 @@ async function measureCounts(plan) {
             skip: [...plan.skip ?? []],
             ...plan.figure ? { figure: plan.figure } : {}
           },
-          {
-            runnerPath: plan.runnerPath,
-            stallTimeoutMs: plan.stallTimeoutMs,
-            cwd: job.revision.root,
-            command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, job.seed, void 0, plan.figure, { names: true }) },
-            leaves: (pid) => [perfMapOf(pid)]
-          }
+          { ...plan, seed: job.seed, cwd: job.revision.root }
         );
         if (!outcome.ok) {
           results.set(job, { counts: [], error: outcome.message });
@@ -80597,6 +80639,26 @@ async function measureCounts(plan) {
   } finally {
     rmSync4(temp, { recursive: true, force: true });
   }
+}
+async function runCounted(job, run) {
+  const start = (late) => runBenchmarkProcess(
+    { ...job, late },
+    {
+      runnerPath: run.runnerPath,
+      stallTimeoutMs: run.stallTimeoutMs,
+      cwd: run.cwd,
+      command: {
+        file: run.valgrind,
+        args: callgrindArgs(job.dumpPrefix, run.seed, void 0, job.figure, { names: true, functions: run.functions, late })
+      },
+      leaves: (pid) => [perfMapOf(pid)],
+      ...late ? { instrument: (pid) => instrumentOn(run.valgrind, pid, job.dumpPrefix) } : {}
+    }
+  );
+  const outcome = await start(true);
+  if (outcome.ok || !outcome.instrumentation) return outcome;
+  run.log(`counts: ${outcome.message.split("\n")[0]}; counted with callgrind on from the process's start instead (slower)`);
+  return start(false);
 }
 function collect(jobs, results) {
   const ids = /* @__PURE__ */ new Map();
@@ -80672,12 +80734,12 @@ async function explainCounts(plan) {
   const seed = 1;
   const files = filesForSeed(plan.files.base, plan.files.head, seed);
   const only = plan.targets.map((t) => t.id);
-  const temp = mkdtempSync3(path9.join(plan.tempDir, "benchgate-count-profile-"));
+  const temp = mkdtempSync3(path10.join(plan.tempDir, "benchgate-count-profile-"));
   plan.log(`profiles: ${only.length} counted benchmark(s) in instructions, a callgrind process per revision`);
   try {
     const side2 = async (revision) => {
-      const dumpPrefix = path9.join(temp, `callgrind.${revision.label}`);
-      const outcome = await runBenchmarkProcess(
+      const dumpPrefix = path10.join(temp, `callgrind.${revision.label}`);
+      const outcome = await runCounted(
         {
           kind: "count",
           sides: [{ revision: revision.label, root: revision.root, files: files[revision.label] }],
@@ -80686,13 +80748,7 @@ async function explainCounts(plan) {
           profile: only,
           figure: plan.figure
         },
-        {
-          runnerPath: plan.runnerPath,
-          stallTimeoutMs: plan.stallTimeoutMs,
-          cwd: revision.root,
-          command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, seed, void 0, plan.figure, { names: true, functions: true }) },
-          leaves: (pid) => [perfMapOf(pid)]
-        }
+        { ...plan, seed, cwd: revision.root, functions: true }
       );
       return outcome.ok ? { counts: outcome.counts ?? [] } : { error: outcome.message };
     };
@@ -80742,10 +80798,10 @@ function compareFunctions(base2, head, benchFile = "") {
   const own = (f) => /:\d+$/.test(f.where) && !f.where.startsWith("/") && !f.where.startsWith("node:") && !f.where.includes("node_modules/") && !f.where.startsWith(`${benchFile}:`);
   for (const f of head.filter(own)) row(f, withCallees).head += f.inclusive ?? f.perCall;
   for (const f of base2.filter(own)) row(f, withCallees).base += f.inclusive ?? f.perCall;
-  const ownCode = [...withCallees.values()].filter((r) => r.head - r.base >= 0.5).sort((x, y) => y.head - y.base - (x.head - x.base)).slice(0, OWN_LISTED);
-  const all = [...rows.values()];
-  const top = all.filter((r) => r.head - r.base >= 0.5).sort((x, y) => y.head - y.base - (x.head - x.base)).slice(0, LISTED);
-  const fell = all.filter((r) => r.base - r.head >= 0.5).sort((x, y) => y.base - y.head - (x.base - x.head)).slice(0, LISTED);
+  const most = (of, grown, listed) => [...of].filter((r) => grown(r) >= 0.5).sort((x, y) => grown(y) - grown(x)).slice(0, listed);
+  const ownCode = most(withCallees.values(), (r) => r.head - r.base, OWN_LISTED);
+  const top = most(rows.values(), (r) => r.head - r.base, LISTED);
+  const fell = most(rows.values(), (r) => r.base - r.head, LISTED);
   return { top, fell, ownCode };
 }
 var AGREEMENT = 0.02;
@@ -80757,8 +80813,8 @@ function withCounted(profile, counted) {
 
 // src/explain/run.ts
 import { createHash as createHash3 } from "node:crypto";
-import { mkdirSync as mkdirSync3, readFileSync as readFileSync9 } from "node:fs";
-import path11 from "node:path";
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync10 } from "node:fs";
+import path12 from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/measure/http/profile.ts
@@ -80807,7 +80863,7 @@ var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?
 
 // src/explain/functions.ts
 import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync7, statSync as statSync3 } from "node:fs";
+import { readFileSync as readFileSync8, statSync as statSync3 } from "node:fs";
 import { SourceMap } from "node:module";
 
 // node_modules/acorn/dist/acorn.mjs
@@ -86899,7 +86955,7 @@ var FunctionShapes = class {
     let parsed2 = null;
     try {
       if (statSync3(file).size <= MAX_BYTES) {
-        const text2 = readFileSync7(file, "utf8");
+        const text2 = readFileSync8(file, "utf8");
         const { typeScript } = this.options;
         if (!isTypeScript(file)) parsed2 = functionsOf(text2);
         else if (typeScript) parsed2 = inTypeScript(text2, typeScript(text2, file));
@@ -87007,9 +87063,9 @@ function tokenText(value) {
 }
 
 // src/explain/profile.ts
-import { existsSync as existsSync5, readFileSync as readFileSync8 } from "node:fs";
+import { existsSync as existsSync5, readFileSync as readFileSync9 } from "node:fs";
 import { SourceMap as SourceMap2 } from "node:module";
-import path10 from "node:path";
+import path11 from "node:path";
 import { fileURLToPath } from "node:url";
 var GC = "(garbage collector)";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
@@ -87157,25 +87213,25 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path10.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path11.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1, column: found.originalColumn ?? -1 };
   }
   load(file) {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text2 = readFileSync8(file, "utf8");
-      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync5(`${file}.map`) ? `${path10.basename(file)}.map` : void 0);
+      const text2 = readFileSync9(file, "utf8");
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync5(`${file}.map`) ? `${path11.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
-        let dir = path10.dirname(file);
+        let dir = path11.dirname(file);
         const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
         if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
         else {
-          const mapFile = path10.resolve(dir, decodeURIComponent(reference));
+          const mapFile = path11.resolve(dir, decodeURIComponent(reference));
           if (!existsSync5(mapFile)) throw new Error("no map file");
-          payload = JSON.parse(readFileSync8(mapFile, "utf8"));
-          dir = path10.dirname(mapFile);
+          payload = JSON.parse(readFileSync9(mapFile, "utf8"));
+          dir = path11.dirname(mapFile);
         }
         entry = { map: new SourceMap2(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
@@ -87187,13 +87243,13 @@ var SourceMaps = class {
   }
 };
 function isOwnCode(file) {
-  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path10.isAbsolute(file) && !file.includes("://");
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path11.isAbsolute(file) && !file.includes("://");
 }
 function readable(file, root) {
-  const relative2 = path10.relative(root, file);
-  if (!relative2.startsWith("..") && !path10.isAbsolute(relative2)) return relative2.split(path10.sep).join("/");
-  const modules = file.lastIndexOf(`${path10.sep}node_modules${path10.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path10.sep).join("/") : file;
+  const relative2 = path11.relative(root, file);
+  if (!relative2.startsWith("..") && !path11.isAbsolute(relative2)) return relative2.split(path11.sep).join("/");
+  const modules = file.lastIndexOf(`${path11.sep}node_modules${path11.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path11.sep).join("/") : file;
 }
 
 // src/explain/run.ts
@@ -87227,7 +87283,7 @@ function profileSlug(id) {
 }
 async function typeScriptFor(profiles, runnerPath) {
   if (!profiles.some((profile) => profile.nodes.some((node) => isTypeScript(node.callFrame.url)))) return void 0;
-  const transform = path11.join(path11.dirname(runnerPath), "typescript.js");
+  const transform = path12.join(path12.dirname(runnerPath), "typescript.js");
   try {
     return (await import(pathToFileURL(transform).href)).transformWithMap;
   } catch {
@@ -87237,7 +87293,7 @@ async function typeScriptFor(profiles, runnerPath) {
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
-  const files = { base: path11.join(plan.dir, `${slug}.base.cpuprofile`), head: path11.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const files = { base: path12.join(plan.dir, `${slug}.base.cpuprofile`), head: path12.join(plan.dir, `${slug}.head.cpuprofile`) };
   const shared = target.kind === "micro" && target.file !== null && (plan.shared?.(target.file) ?? false);
   const duet = target.kind === "http" ? plan.duet?.(target.id) : void 0;
   const ops = { base: 0, head: 0 };
@@ -87248,8 +87304,8 @@ async function profileBoth(target, plan, started) {
     for (const side2 of ["base", "head"])
       ops[side2] = (target.kind === "http" ? await profileHttp(target, [revisions[side2]], files, plan) : await profileMicro(target, [revisions[side2]], files, plan))[side2] ?? 0;
   const profiles = {
-    base: JSON.parse(readFileSync9(files.base, "utf8")),
-    head: JSON.parse(readFileSync9(files.head, "utf8"))
+    base: JSON.parse(readFileSync10(files.base, "utf8")),
+    head: JSON.parse(readFileSync10(files.head, "utf8"))
   };
   const options = {
     maps: new SourceMaps(),
@@ -87259,7 +87315,7 @@ async function profileBoth(target, plan, started) {
       typeScript: target.kind === "micro" ? await typeScriptFor([profiles.base, profiles.head], plan.runnerPath) : void 0
     }),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file) => file.startsWith(path11.dirname(plan.runnerPath) + path11.sep) || file.startsWith(path11.dirname(plan.probePath) + path11.sep),
+    hidden: (file) => file.startsWith(path12.dirname(plan.runnerPath) + path12.sep) || file.startsWith(path12.dirname(plan.probePath) + path12.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: LOOPS
@@ -87380,13 +87436,13 @@ function measureFor(id, micro) {
 }
 
 // src/measure/counts/server.ts
-import { existsSync as existsSync7, readFileSync as readFileSync11, rmSync as rmSync7 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync12, rmSync as rmSync7 } from "node:fs";
 import http3 from "node:http";
 import os8 from "node:os";
-import path12 from "node:path";
+import path13 from "node:path";
 
 // src/measure/counts/task.ts
-import { closeSync, existsSync as existsSync6, openSync, readFileSync as readFileSync10, readSync, rmSync as rmSync6 } from "node:fs";
+import { closeSync, existsSync as existsSync6, openSync, readFileSync as readFileSync11, readSync, rmSync as rmSync6 } from "node:fs";
 import os7 from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -87493,7 +87549,7 @@ function dumpHeader(file) {
   } finally {
     closeSync(fd);
   }
-  return readFileSync10(file, "utf8");
+  return readFileSync11(file, "utf8");
 }
 var collector;
 function collect2(options) {
@@ -87573,7 +87629,7 @@ var READY_UNDER_CALLGRIND_MS = 18e4;
 var SERVER_COUNT_LIMIT_MS = 15 * 6e4;
 var REQUEST_TIMEOUT_MS = 12e4;
 var SERVER_FLAGS = ["--no-memory-reducer"];
-function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instructions", root) {
+function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instructions", root, late = false) {
   const script = root === void 0 ? void 0 : npmScript(benchmark.start, root);
   const start = script ?? benchmark.start;
   const parts = /^(\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)((?:\S*\/)?node)(?=\s|$)(.*)$/s.exec(start);
@@ -87582,16 +87638,16 @@ function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instr
       `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' ${script === void 0 ? "" : `(the script '${script}') `}does not start node itself: write the command that starts it (as 'node server.js'), or measure this load test in time (measure: time).`
     );
   const [, env, node, rest] = parts;
-  const args = [...callgrindArgs(dumpPrefix, seed, node, figure), ...SERVER_FLAGS].map(shellWord);
+  const args = [...callgrindArgs(dumpPrefix, seed, node, figure, { late }), ...SERVER_FLAGS].map(shellWord);
   return `${env}${shellWord(valgrind)} ${args.join(" ")}${rest}`;
 }
 function npmScript(start, root) {
   const named = /^\s*npm\s+(?:start|(?:run|run-script)\s+([\w:.-]+))\s*$/.exec(start);
   if (!named) return void 0;
   try {
-    const manifest2 = JSON.parse(readFileSync11(path12.join(root, "package.json"), "utf8"));
+    const manifest2 = JSON.parse(readFileSync12(path13.join(root, "package.json"), "utf8"));
     const script = manifest2.scripts?.[named[1] ?? "start"];
-    if (script === void 0 && !named[1] && existsSync7(path12.join(root, "server.js"))) return "node server.js";
+    if (script === void 0 && !named[1] && existsSync7(path13.join(root, "server.js"))) return "node server.js";
     return typeof script === "string" ? script : void 0;
   } catch {
     return void 0;
@@ -87600,10 +87656,21 @@ function npmScript(start, root) {
 function shellWord(word) {
   return /^[\w./=,:@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
+var NotInstrumented = class extends Error {
+};
 async function countServer(plan) {
+  try {
+    return await countServerOnce(plan, true);
+  } catch (error) {
+    if (!(error instanceof NotInstrumented)) throw error;
+    plan.log?.(`counts: ${error.message}; counted with callgrind on from the server's start instead (slower)`);
+    return countServerOnce(plan, false);
+  }
+}
+async function countServerOnce(plan, late) {
   const { benchmark, revision } = plan;
   const server = await ServerProcess.start({
-    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed, plan.figure, revision.root),
+    command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed, plan.figure, revision.root, late),
     cwd: revision.root,
     readyPath: benchmark.ready,
     readyTimeoutMs: Math.max(benchmark.readyTimeoutMs, READY_UNDER_CALLGRIND_MS),
@@ -87616,6 +87683,10 @@ async function countServer(plan) {
   try {
     const counter2 = new ServerCounter(server, plan.dumpPrefix, plan.figure);
     await counter2.hello();
+    if (late) {
+      const problem = server.cpuPid === void 0 ? "the server under callgrind has no known pid" : await instrumentOn(plan.valgrind, server.cpuPid, plan.dumpPrefix);
+      if (problem) throw new NotInstrumented(`${server.label}: ${problem}`);
+    }
     const limitMs = plan.limitMs ?? SERVER_COUNT_LIMIT_MS;
     const ends = Date.now() + limitMs;
     const bound = () => {
@@ -87732,7 +87803,7 @@ async function countServers(plan) {
         continue;
       }
       plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} (a server under callgrind)`);
-      const dumpPrefix = path12.join(plan.socketDir, `callgrind-server.${index}`);
+      const dumpPrefix = path13.join(plan.socketDir, `callgrind-server.${index}`);
       try {
         results.set(job, await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix }));
       } catch (error) {
@@ -87982,10 +88053,10 @@ async function explainStage(run, judged2, micro, http4, counted) {
     log: options.log
   }) : /* @__PURE__ */ new Map();
   const timed = targets.filter((t) => !t.counted);
-  const dir = path13.resolve(options.cwd, options.profileDir ?? path13.join(".benchgate", "profiles"));
+  const dir = path14.resolve(options.cwd, options.profileDir ?? path14.join(".benchgate", "profiles"));
   if (options.profileDir === void 0) {
     mkdirSync4(dir, { recursive: true });
-    writeFileSync(path13.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
+    writeFileSync(path14.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
   }
   const warmups = new Map(http4?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
   const common = {
@@ -88119,27 +88190,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path28) {
-  let normalized = normalize(path28);
+function cleanPath(path29) {
+  let normalized = normalize(path29);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path28, separator) {
-  return path28.replace(SLASHES_REGEX, separator);
+function convertSlashes(path29, separator) {
+  return path29.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path28) {
-  return path28 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path28);
+function isRootDirectory(path29) {
+  return path29 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path29);
 }
-function normalizePath(path28, options) {
+function normalizePath(path29, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path28.includes("/") || path28.startsWith(".");
-  if (resolvePaths) path28 = resolve(path28);
-  if (normalizePath$1 || pathNeedsCleaning) path28 = cleanPath(path28);
-  if (path28 === ".") return "";
-  const needsSeperator = path28[path28.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path28 + pathSeparator : path28, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path29.includes("/") || path29.startsWith(".");
+  if (resolvePaths) path29 = resolve(path29);
+  if (normalizePath$1 || pathNeedsCleaning) path29 = cleanPath(path29);
+  if (path29 === ".") return "";
+  const needsSeperator = path29[path29.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path29 + pathSeparator : path29, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -88176,8 +88247,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path28 = directoryPath || ".";
-  if (filters.every((filter) => filter(path28, true))) paths.push(path28);
+  const path29 = directoryPath || ".";
+  if (filters.every((filter) => filter(path29, true))) paths.push(path29);
 };
 var empty$2 = () => {
 };
@@ -88229,26 +88300,26 @@ var empty2 = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty2;
 }
-var resolveSymlinksAsync = function(path28, state, callback$1) {
+var resolveSymlinksAsync = function(path29, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path28, (error, resolvedPath) => {
+  fs.realpath(path29, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path28, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path29, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path28, state, callback$1) {
+var resolveSymlinks = function(path29, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path28);
+    const resolvedPath = fs.realpathSync(path29);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path28, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path29, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -88258,9 +88329,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path28, resolved, state) {
+function isRecursive(path29, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path28);
+  let parent = dirname(path29);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -88268,7 +88339,7 @@ function isRecursive(path28, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path28, resolved);
+  state.symlinks.set(path29, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -88440,19 +88511,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path28 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path28)) continue;
-        this.pushDirectory(path28, paths, filters);
-        this.walkDirectory(this.state, path28, path28, depth - 1, this.walk);
+        let path29 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path29)) continue;
+        this.pushDirectory(path29, paths, filters);
+        this.walkDirectory(this.state, path29, path29, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path28 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path28, this.state, (stat2, resolvedPath) => {
+        let path29 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path29, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path28 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path28 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path29 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path29 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path28;
+            resolvedPath = useRealPaths ? resolvedPath : path29;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -88618,7 +88689,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path28) => isMatch(path28));
+    this.options.filters.push((path29) => isMatch(path29));
     return this;
   }
 };
@@ -88693,19 +88764,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path28) {
-  return path28.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path29) {
+  return path29.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path28) {
+function splitPattern(path29) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path28, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path28];
+  const result = import_picomatch2.default.scan(path29, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path29];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path28) => path28.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path28) => path28.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path29) => path29.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path29) => path29.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -88812,13 +88883,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path28 = format(p, isDirectory);
-      const matches = matcher(path28) && !ignore2(path28);
-      if (matches) log(`matched ${path28}`);
+      const path29 = format(p, isDirectory);
+      const matches = matcher(path29) && !ignore2(path29);
+      if (matches) log(`matched ${path29}`);
       return matches;
     } : (p, isDirectory) => {
-      const path28 = format(p, isDirectory);
-      return matcher(path28) && !ignore2(path28);
+      const path29 = format(p, isDirectory);
+      return matcher(path29) && !ignore2(path29);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -88908,7 +88979,7 @@ function exactFile(file) {
 
 // src/measure/micro/inventory.ts
 import { existsSync as existsSync8 } from "node:fs";
-import path14 from "node:path";
+import path15 from "node:path";
 async function loadInventory(sides, options) {
   return Promise.all(
     sides.map(async ({ revision, files }) => {
@@ -88947,8 +89018,8 @@ function withInstallHints(inventory, install) {
       if (!name2 || revision.worktree !== void 0) return file;
       const [own] = benchPackages(revision.root, [file.file]);
       const command = installCommand(revision, install);
-      const ownCommand = own ? detectInstall(path14.join(revision.root, own)) ?? "npm install" : void 0;
-      const where2 = own ? `${path14.join(revision.root, own)} (the bench file's own package): run \`${command}\` in ${revision.root} and \`${ownCommand}\` in ${own}` : `${revision.root}: run \`${command}\` there`;
+      const ownCommand = own ? detectInstall(path15.join(revision.root, own)) ?? "npm install" : void 0;
+      const where2 = own ? `${path15.join(revision.root, own)} (the bench file's own package): run \`${command}\` in ${revision.root} and \`${ownCommand}\` in ${own}` : `${revision.root}: run \`${command}\` there`;
       return { ...file, error: `it imports '${name2}', which is not installed in ${where2} first, then list again` };
     })
   }));
@@ -88957,9 +89028,9 @@ function installCommand(revision, install) {
   return typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
 }
 function packageFound(root, file, name2) {
-  for (let dir = path14.dirname(path14.join(root, file)); ; dir = path14.dirname(dir)) {
-    if (existsSync8(path14.join(dir, "node_modules", name2))) return true;
-    if (dir === root || path14.dirname(dir) === dir || !dir.startsWith(root)) return false;
+  for (let dir = path15.dirname(path15.join(root, file)); ; dir = path15.dirname(dir)) {
+    if (existsSync8(path15.join(dir, "node_modules", name2))) return true;
+    if (dir === root || path15.dirname(dir) === dir || !dir.startsWith(root)) return false;
   }
 }
 function describeRevision(revision) {
@@ -90411,14 +90482,14 @@ function microProcesses(run, files) {
 }
 
 // src/measure/native/flags.ts
-import { readFileSync as readFileSync12 } from "node:fs";
-import path15 from "node:path";
+import { readFileSync as readFileSync13 } from "node:fs";
+import path16 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync12(path15.join(root, "package.json"), "utf8");
+    const text2 = readFileSync13(path16.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -90428,7 +90499,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path15.posix.normalize(file);
+  const target = path16.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -90445,13 +90516,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path15.posix.normalize(script) !== target) return void 0;
+  if (!script || path16.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync14, rmSync as rmSync8, statSync as statSync5 } from "node:fs";
-import path18 from "node:path";
+import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync15, rmSync as rmSync8, statSync as statSync5 } from "node:fs";
+import path19 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
 // src/measure/native/figures.ts
@@ -90534,16 +90605,16 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path17 from "node:path";
+import path18 from "node:path";
 
 // src/util/manifest.ts
-import { readFileSync as readFileSync13 } from "node:fs";
-import path16 from "node:path";
+import { readFileSync as readFileSync14 } from "node:fs";
+import path17 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path16.dirname(file); dir !== path16.dirname(dir); dir = path16.dirname(dir)) {
+  for (let dir = path17.dirname(file); dir !== path17.dirname(dir); dir = path17.dirname(dir)) {
     let manifest2;
     try {
-      manifest2 = JSON.parse(readFileSync13(path16.join(dir, "package.json"), "utf8"));
+      manifest2 = JSON.parse(readFileSync14(path17.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -90557,14 +90628,14 @@ function nearestManifest(file, accept) {
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path17.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path18.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
   const found = nearestManifest(entry, (manifest2) => manifest2.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path17.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path18.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -90576,7 +90647,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path17.resolve(root, file));
+  const wanted = real(path18.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -90604,7 +90675,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path17.sep).join("/");
+  const own = file.split(path18.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at2 = fullName.indexOf(" > ");
@@ -90614,7 +90685,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path17.resolve(file);
+    return path18.resolve(file);
   }
 }
 
@@ -90623,9 +90694,9 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync4(path18.join(options.tempDir, "native-"));
+  const dir = mkdtempSync4(path19.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path18.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path19.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
     rmSync8(dir, { recursive: true, force: true });
@@ -90684,7 +90755,7 @@ function readCapped(file, what) {
     return {};
   }
   if (size > MAX_FIGURES_BYTES) return { problem: `its ${what} grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
-  return { text: readFileSync14(file, "utf8") };
+  return { text: readFileSync15(file, "utf8") };
 }
 function readFigures(file) {
   const { text: text2, problem } = readCapped(file, "figures file");
@@ -90985,7 +91056,7 @@ async function nativeStage(run, files, inventory, judged2) {
 
 // src/gate/policy.ts
 import { existsSync as existsSync9 } from "node:fs";
-import path19 from "node:path";
+import path20 from "node:path";
 
 // src/config/policy.ts
 function policyOf(config) {
@@ -91053,9 +91124,9 @@ function withPolicyOf(head, base2) {
 
 // src/gate/policy.ts
 function choosePolicy(own, tree, options) {
-  const file = path19.relative(options.cwd, path19.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path19.join(tree.base.root, file);
-  const outside = tree.base.worktree !== void 0 && path19.relative(tree.base.worktree, atBase).startsWith("..");
+  const file = path20.relative(options.cwd, path20.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path20.join(tree.base.root, file);
+  const outside = tree.base.worktree !== void 0 && path20.relative(tree.base.worktree, atBase).startsWith("..");
   const base2 = outside ? own : existsSync9(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base2, own);
@@ -91430,7 +91501,7 @@ async function runGate(options) {
       known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
     }
   });
-  const socketDir = mkdtempSync5(path20.join(os10.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync5(path21.join(os10.tmpdir(), "benchgate-sock-"));
   const removeSocketDir = () => rmSync9(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os10.loadavg();
@@ -91946,7 +92017,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path21 from "node:path";
+import path22 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -91976,7 +92047,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit2}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path21.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path22.basename(file))
   };
 }
 function countsSections(id, profile) {
@@ -92420,8 +92491,9 @@ function renderMarkdown(report2) {
   if (report2.error) out.push(md`The run failed: ${String(report2.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report2.error)));
   else out.push(md`**${verdictCounts(report2.benchmarks)}**`, md``);
   if (report2.base && report2.head) {
+    const dirtyNote = report2.head.dirty === true ? md` (with uncommitted changes)` : md``;
     out.push(
-      md`Base ${report2.base.ref} @ <code>${shortSha(report2.base.sha)}</code> · head ${report2.head.ref} @ <code>${shortSha(report2.head.sha)}</code>${report2.head.dirty === true ? md` (with uncommitted changes)` : md``}`,
+      md`Base ${report2.base.ref} @ <code>${shortSha(report2.base.sha)}</code> · head ${report2.head.ref} @ <code>${shortSha(report2.head.sha)}</code>${dirtyNote}`,
       md``
     );
   }
@@ -92436,9 +92508,8 @@ function renderMarkdown(report2) {
       if (group.file !== void 0) out.push(md`| | <b>${group.file}</b> | | | | | |`);
       for (const { item: b, name: name2 } of group.rows) {
         const [base2, head] = [formatSide(b, "base"), formatSide(b, "head")];
-        out.push(
-          md`| ${verdictCell(b)} | ${name2} | ${base2} | ${head} | ${formatChange(b, { markCoarse: true })} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`
-        );
+        const change = formatChange(b, { markCoarse: true });
+        out.push(md`| ${verdictCell(b)} | ${name2} | ${base2} | ${head} | ${change} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`);
       }
     }
     out.push(md``, md`<sub>${columnsLegend(benchmarks)}. ${RESOLVES_LEGEND}</sub>`, md``);
@@ -92746,8 +92817,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync10, readFileSync as readFileSync15, statSync as statSync6 } from "node:fs";
-import path22 from "node:path";
+import { existsSync as existsSync10, readFileSync as readFileSync16, statSync as statSync6 } from "node:fs";
+import path23 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -95898,7 +95969,7 @@ function readReport2(file) {
     );
   let data2;
   try {
-    data2 = JSON.parse(readFileSync15(file, "utf8"));
+    data2 = JSON.parse(readFileSync16(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -95912,7 +95983,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync10(path22.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path22.resolve(cwd, pattern)];
+    if (existsSync10(path23.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path23.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -96283,7 +96354,7 @@ function parseProfileMode(text2) {
 import { existsSync as existsSync12 } from "node:fs";
 
 // src/config/action-inputs.ts
-import path23 from "node:path";
+import path24 from "node:path";
 
 // src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
@@ -96306,7 +96377,7 @@ function parseAnchor(text2, what = "anchor") {
 
 // src/config/action-inputs.ts
 function commentKeyOf(directory, config, key) {
-  const file = path23.posix.join(directory.split(path23.sep).join("/") || ".", config ?? "benchgate.yml");
+  const file = path24.posix.join(directory.split(path24.sep).join("/") || ".", config ?? "benchgate.yml");
   return sanitizeCommentKey(key ? `${file}#${key}` : file);
 }
 function sanitizeCommentKey(key) {
@@ -97104,8 +97175,8 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync as closeSync2, existsSync as existsSync11, mkdirSync as mkdirSync5, openSync as openSync2, readFileSync as readFileSync16, renameSync as renameSync2, rmSync as rmSync10, statSync as statSync7, writeFileSync as writeFileSync2 } from "node:fs";
-import path24 from "node:path";
+import { closeSync as closeSync2, existsSync as existsSync11, mkdirSync as mkdirSync5, openSync as openSync2, readFileSync as readFileSync17, renameSync as renameSync2, rmSync as rmSync10, statSync as statSync7, writeFileSync as writeFileSync2 } from "node:fs";
+import path25 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var HISTORY_CODEC = {
   parse: parseHistory,
@@ -97126,13 +97197,13 @@ function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES2) {
     const size = statSync7(file).size;
     if (size > maxBytes)
       throw new UserError(`${file}: ${size} bytes is more than a history file holds (${maxBytes / 1024 / 1024} MB): is it the right file?`);
-    return codec.parse(readFileSync16(file, "utf8"), file);
+    return codec.parse(readFileSync17(file, "utf8"), file);
   };
   return {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync5(path24.dirname(path24.resolve(file)), { recursive: true });
+      mkdirSync5(path25.dirname(path25.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const written = codec.append(read(), records, limit);
@@ -97169,7 +97240,7 @@ async function lock(lockFile) {
 }
 function readSafe(file) {
   try {
-    return readFileSync16(file, "utf8");
+    return readFileSync17(file, "utf8");
   } catch {
     return void 0;
   }
@@ -97394,12 +97465,12 @@ async function runBisect(command, io) {
 }
 
 // src/cli/publish.ts
-import { existsSync as existsSync14, readFileSync as readFileSync17 } from "node:fs";
-import path26 from "node:path";
+import { existsSync as existsSync14, readFileSync as readFileSync18 } from "node:fs";
+import path27 from "node:path";
 
 // src/history/publish.ts
 import { cpSync as cpSync3, existsSync as existsSync13, mkdirSync as mkdirSync6, readdirSync as readdirSync7, rmSync as rmSync11, writeFileSync as writeFileSync3 } from "node:fs";
-import path25 from "node:path";
+import path26 from "node:path";
 
 // src/history/site.ts
 var import_picomatch5 = __toESM(require_picomatch2(), 1);
@@ -97692,25 +97763,25 @@ bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions fee
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync13(path25.join(options.assets, "site.js")))
+  if (!existsSync13(path26.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
   if (existsSync13(out)) {
     const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync11(path25.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync11(path26.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path25.join(out, file.path);
-    mkdirSync6(path25.dirname(target), { recursive: true });
+    const target = path26.join(out, file.path);
+    mkdirSync6(path26.dirname(target), { recursive: true });
     writeFileSync3(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync6(path25.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync3(path25.join(options.assets, asset), path25.join(out, "assets", asset));
-  writeFileSync3(path25.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync6(path26.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync3(path26.join(options.assets, asset), path26.join(out, "assets", asset));
+  writeFileSync3(path26.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -97727,7 +97798,7 @@ async function runPublish(command, io) {
     const bisects = reportFiles(command.bisects, io.cwd).map((file) => {
       let value;
       try {
-        value = JSON.parse(readFileSync17(file, "utf8"));
+        value = JSON.parse(readFileSync18(file, "utf8"));
       } catch (error) {
         throw new Error(`${file}: not JSON (${messageOf(error)})`, { cause: error });
       }
@@ -97737,9 +97808,9 @@ async function runPublish(command, io) {
     const repository = repositoryOfRemote(remote) ?? void 0;
     if (command.repository && !repository)
       throw new Error(`--repository must be an https URL such as https://github.com/owner/repo; got '${command.repository}'.`);
-    const out = path26.resolve(io.cwd, command.out);
+    const out = path27.resolve(io.cwd, command.out);
     const written = writeSite(out, records, {
-      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path26.basename(io.cwd)}: benchmark history`,
+      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path27.basename(io.cwd)}: benchmark history`,
       version: io.version,
       generated: /* @__PURE__ */ new Date(),
       releases: command.releases,
@@ -97747,10 +97818,10 @@ async function runPublish(command, io) {
       siteUrl: command.siteUrl,
       drift,
       bisects,
-      assets: path26.join(path26.dirname(io.runnerPath), "site")
+      assets: path27.join(path27.dirname(io.runnerPath), "site")
     });
     io.stderr.write(
-      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path26.join(out, "index.html")}
+      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path27.join(out, "index.html")}
 `
     );
     return 0;
@@ -97814,7 +97885,7 @@ async function main(argv, io) {
       shard: command.shard,
       // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
       nativeCheck: command.nativeCheck ? {
-        observerPath: path27.join(path27.dirname(io.runnerPath), "native.js"),
+        observerPath: path28.join(path28.dirname(io.runnerPath), "native.js"),
         runTimeoutMs: command.nativeTimeoutMs,
         runs: command.nativeRuns
       } : void 0,
@@ -97823,7 +97894,7 @@ async function main(argv, io) {
         io,
         progress,
         trap,
-        command.installCache === void 0 ? void 0 : new Installs(path27.resolve(io.cwd, command.installCache))
+        command.installCache === void 0 ? void 0 : new Installs(path28.resolve(io.cwd, command.installCache))
       )
     });
   } catch (error) {
@@ -97876,7 +97947,7 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path27.relative(io.cwd, file) || file, report: readReport2(file) })));
+    return mergeShards(files.map((file) => ({ file: path28.relative(io.cwd, file) || file, report: readReport2(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
@@ -97922,8 +97993,8 @@ async function withProgress(io, command, body) {
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
   const history = ["record", "drift", "bisect"].includes(command.kind);
-  const runFolder = history ? mkdtempSync6(path27.join(os12.tmpdir(), "benchgate-installs-")) : void 0;
-  const folder = command.installCache !== void 0 ? path27.resolve(io.cwd, command.installCache) : runFolder;
+  const runFolder = history ? mkdtempSync6(path28.join(os12.tmpdir(), "benchgate-installs-")) : void 0;
+  const folder = command.installCache !== void 0 ? path28.resolve(io.cwd, command.installCache) : runFolder;
   const removeFolder = runFolder ? () => rmSync12(runFolder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);
   try {
@@ -97970,8 +98041,8 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path27.resolve(cwd, file);
-  mkdirSync7(path27.dirname(target), { recursive: true });
+  const target = path28.resolve(cwd, file);
+  mkdirSync7(path28.dirname(target), { recursive: true });
   writeFileSync4(target, text2);
 }
 function progressPrinter(stream) {
@@ -98005,7 +98076,7 @@ function progressPrinter(stream) {
 }
 
 // src/util/secrets.ts
-import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync18, readSync as readSync2, writeSync } from "node:fs";
+import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync19, readSync as readSync2, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -98020,7 +98091,7 @@ function forgetSecrets(env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat2 = readFileSync18("/proc/self/stat", "utf8");
+    const stat2 = readFileSync19("/proc/self/stat", "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);

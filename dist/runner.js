@@ -1,7 +1,7 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/runner.ts
-import { readFileSync as readFileSync4, rmSync as rmSync2, statSync, writeFileSync } from "node:fs";
+import { readFileSync as readFileSync4, readSync as readSync2, rmSync as rmSync2, statSync, writeFileSync } from "node:fs";
 import { findSourceMap } from "node:module";
 import path6 from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
@@ -3216,8 +3216,12 @@ async function runJob(job) {
 }
 async function runCount(job) {
   const counter = new Counter(job.dumpPrefix, job.figure);
-  await counter.blocks(1, () => void 0);
   const { files, byId } = await loadSides(job.sides);
+  if (job.late) {
+    await send({ type: "instrument" });
+    if (readSync2(0, Buffer.alloc(1), 0, 1, null) !== 1) throw new Error("benchgate did not turn callgrind's instrumentation on");
+  }
+  await counter.blocks(1, () => void 0);
   const counts = [];
   const profiles = /* @__PURE__ */ new Map();
   for (const [id, [task]] of byId) {

@@ -9,9 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Revision, RevisionLabel } from '../checkout/revisions.js';
 import type { CountedFigure } from '../config/types.js';
-import { callgrindArgs, perfMapOf } from '../measure/counts/callgrind.js';
-import { filesForSeed } from '../measure/counts/schedule.js';
-import { runBenchmarkProcess } from '../measure/micro/spawn.js';
+import { filesForSeed, runCounted } from '../measure/counts/schedule.js';
 import type { CountedFunction, TaskCount } from '../measure/micro/protocol.js';
 
 /** A function's own count a call at each revision (0 where it did not run, or cost under half an instruction a call). */
@@ -76,7 +74,7 @@ export async function explainCounts(
   try {
     const side = async (revision: Revision) => {
       const dumpPrefix = path.join(temp, `callgrind.${revision.label}`);
-      const outcome = await runBenchmarkProcess(
+      const outcome = await runCounted(
         {
           kind: 'count',
           sides: [{ revision: revision.label, root: revision.root, files: files[revision.label] }],
@@ -85,13 +83,7 @@ export async function explainCounts(
           profile: only,
           figure: plan.figure,
         },
-        {
-          runnerPath: plan.runnerPath,
-          stallTimeoutMs: plan.stallTimeoutMs,
-          cwd: revision.root,
-          command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, seed, undefined, plan.figure, { names: true, functions: true }) },
-          leaves: (pid) => [perfMapOf(pid)],
-        },
+        { ...plan, seed, cwd: revision.root, functions: true },
       );
       return outcome.ok ? { counts: outcome.counts ?? [] } : { error: outcome.message };
     };
@@ -156,20 +148,16 @@ export function compareFunctions(
     !f.where.startsWith(`${benchFile}:`);
   for (const f of head.filter(own)) row(f, withCallees).head += f.inclusive ?? f.perCall;
   for (const f of base.filter(own)) row(f, withCallees).base += f.inclusive ?? f.perCall;
-  const ownCode = [...withCallees.values()]
-    .filter((r) => r.head - r.base >= 0.5)
-    .sort((x, y) => y.head - y.base - (x.head - x.base))
-    .slice(0, OWN_LISTED);
-  const all = [...rows.values()];
-  // Half an instruction a call is the runner's floor (task.ts profileTask): smaller moves are not shown.
-  const top = all
-    .filter((r) => r.head - r.base >= 0.5)
-    .sort((x, y) => y.head - y.base - (x.head - x.base))
-    .slice(0, LISTED);
-  const fell = all
-    .filter((r) => r.base - r.head >= 0.5)
-    .sort((x, y) => y.base - y.head - (x.base - x.head))
-    .slice(0, LISTED);
+  // The rows that moved most in one direction: half an instruction a call is the runner's floor (task.ts
+  // functionsPerCall), smaller moves are not shown.
+  const most = (of: Iterable<CountedFunctionRow>, grown: (r: CountedFunctionRow) => number, listed: number) =>
+    [...of]
+      .filter((r) => grown(r) >= 0.5)
+      .sort((x, y) => grown(y) - grown(x))
+      .slice(0, listed);
+  const ownCode = most(withCallees.values(), (r) => r.head - r.base, OWN_LISTED);
+  const top = most(rows.values(), (r) => r.head - r.base, LISTED);
+  const fell = most(rows.values(), (r) => r.base - r.head, LISTED);
   return { top, fell, ownCode };
 }
 

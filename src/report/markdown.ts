@@ -56,8 +56,9 @@ export function renderMarkdown(report: Report): string {
   if (report.error) out.push(md`The run failed: ${String(report.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report.error)));
   else out.push(md`**${verdictCounts(report.benchmarks)}**`, md``);
   if (report.base && report.head) {
+    const dirtyNote = report.head.dirty === true ? md` (with uncommitted changes)` : md``;
     out.push(
-      md`Base ${report.base.ref} @ <code>${shortSha(report.base.sha)}</code> · head ${report.head.ref} @ <code>${shortSha(report.head.sha)}</code>${report.head.dirty === true ? md` (with uncommitted changes)` : md``}`,
+      md`Base ${report.base.ref} @ <code>${shortSha(report.base.sha)}</code> · head ${report.head.ref} @ <code>${shortSha(report.head.sha)}</code>${dirtyNote}`,
       md``,
     );
   }
@@ -73,9 +74,8 @@ export function renderMarkdown(report: Report): string {
       if (group.file !== undefined) out.push(md`| | <b>${group.file}</b> | | | | | |`);
       for (const { item: b, name } of group.rows) {
         const [base, head] = [formatSide(b, 'base'), formatSide(b, 'head')];
-        out.push(
-          md`| ${verdictCell(b)} | ${name} | ${base} | ${head} | ${formatChange(b, { markCoarse: true })} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`,
-        );
+        const change = formatChange(b, { markCoarse: true });
+        out.push(md`| ${verdictCell(b)} | ${name} | ${base} | ${head} | ${change} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`);
       }
     }
     out.push(md``, md`<sub>${columnsLegend(benchmarks)}. ${RESOLVES_LEGEND}</sub>`, md``);
@@ -228,11 +228,16 @@ function environmentLine(report: Report): string {
 const HOW_TO_READ = new Markup(
   [
     'Each benchmark runs base and head in the same processes, alternating short timed blocks; every round is a fresh process.',
-    'Change is head against base in operations per second, with a distribution-free confidence interval (Hodges–Lehmann estimate, Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.',
-    "A load test is judged at its budget on two throughput figures: successful requests/s (its row) and requests per CPU-second of the server's main thread (in its details, where Linux shows the servers' CPU); losing more than the budget in either is a regression.",
-    'The gate asks one question of each interval: did throughput fall by more than the budget? <b>regression</b>: yes, the whole interval lies below −budget (fails).' +
-      ' <b>inconclusive</b>: open, the interval straddles −budget or is short of its level (too few rounds: the change column says the level it has, the note why), so a loss beyond the budget is possible — not a failure, and not a pass to rely on.' +
-      ' Certain passes (no loss beyond the budget): <b>improvement</b>, the whole interval lies above +budget; <b>unchanged</b>, within ±budget; <b>within budget</b>, above −budget and reaching past +budget.' +
+    'Change is head against base in operations per second, with a distribution-free confidence interval (Hodges–Lehmann estimate,' +
+      ' Wilcoxon signed-rank interval over rounds), widened so the whole table shares one false-alarm rate.',
+    'A load test is judged at its budget on two throughput figures: successful requests/s (its row) and requests per CPU-second' +
+      " of the server's main thread (in its details, where Linux shows the servers' CPU); losing more than the budget in either is a regression.",
+    'The gate asks one question of each interval: did throughput fall by more than the budget?' +
+      ' <b>regression</b>: yes, the whole interval lies below −budget (fails).' +
+      ' <b>inconclusive</b>: open, the interval straddles −budget or is short of its level (too few rounds: the change column' +
+      ' says the level it has, the note why), so a loss beyond the budget is possible — not a failure, and not a pass to rely on.' +
+      ' Certain passes (no loss beyond the budget): <b>improvement</b>, the whole interval lies above +budget;' +
+      ' <b>unchanged</b>, within ±budget; <b>within budget</b>, above −budget and reaching past +budget.' +
       ' <b>unmeasured</b>: too few rounds for a verdict (the time limit cut it short) — a failure, never a pass.',
   ].join('<br>\n'),
 );

@@ -1,5 +1,5 @@
 // Counts mode's processes (measure/counts/schedule.ts) where callgrind is not what answers: nothing uncounted passes.
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +37,12 @@ const plan = {
 
 describe('measureCounts without callgrind answering', () => {
   it('fails every process whose marker makes no dump, naming why, with no figure', async () => {
-    const measured = await measureCounts({ ...plan, valgrind: fake });
+    const log: string[] = [];
+    // No vgdb beside this valgrind: each process started late is started again with callgrind on from its start.
+    const measured = await measureCounts({ ...plan, valgrind: fake, log: (line) => log.push(line) });
+    const fallbacks = log.filter((line) => line.includes("could not turn callgrind's instrumentation on"));
+    expect(fallbacks).toHaveLength(4);
+    for (const line of fallbacks) expect(line).toMatch(/vgdb.*counted with callgrind on from the process's start instead/);
     expect(measured.processes).toBe(4);
     expect(measured.failures).toHaveLength(4);
     for (const failure of measured.failures) expect(failure).toMatch(/callgrind wrote no dump at the marker/);
@@ -45,6 +50,25 @@ describe('measureCounts without callgrind answering', () => {
     expect(measured.benchmarks).toHaveLength(1);
     expect(measured.benchmarks[0]).toMatchObject({ id: 'a.bench.mjs', file: 'a.bench.mjs' });
     expect(measured.benchmarks[0]!.error).toMatch(/callgrind wrote no dump at the marker/);
+  });
+
+  it("turns instrumentation on through valgrind's vgdb once the files are loaded, and the process waits for it", async () => {
+    // A vgdb beside the fake valgrind that says yes and writes down what it was asked: the process goes on only after
+    // it answered (its marker then makes no dump, since nothing here is callgrind).
+    const folder = mkdtempSync(path.join(root, 'vgdb-'));
+    const asked = path.join(folder, 'asked');
+    writeFileSync(path.join(folder, 'valgrind'), `#!/bin/sh\nexec ${fake} "$@"\n`);
+    writeFileSync(path.join(folder, 'vgdb'), `#!/bin/sh\necho "$@" >> ${asked}\n`);
+    chmodSync(path.join(folder, 'valgrind'), 0o755);
+    chmodSync(path.join(folder, 'vgdb'), 0o755);
+    const log: string[] = [];
+    const measured = await measureCounts({ ...plan, seeds: [1], valgrind: path.join(folder, 'valgrind'), log: (line) => log.push(line) });
+    const requests = readFileSync(asked, 'utf8').trim().split('\n');
+    expect(requests).toHaveLength(2);
+    for (const request of requests) expect(request).toMatch(/^--vgdb-prefix=\S+\.vgdb --pid=\d+ instrumentation on$/);
+    expect(log.filter((line) => line.includes('instrumentation'))).toEqual([]);
+    expect(measured.failures).toHaveLength(2);
+    for (const failure of measured.failures) expect(failure).toMatch(/callgrind wrote no dump at the marker/);
   });
 
   it('starts no process after the deadline, and leaves those seeds out of every figure', async () => {

@@ -8,9 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Revision, RevisionLabel } from '../../checkout/revisions.js';
 import type { CountedFigure } from '../../config/types.js';
-import { runBenchmarkProcess } from '../micro/spawn.js';
-import { ID_SEPARATOR, type TaskCount } from '../micro/protocol.js';
-import { callgrindArgs, perfMapOf } from './callgrind.js';
+import { runBenchmarkProcess, type ProcessOutcome } from '../micro/spawn.js';
+import { ID_SEPARATOR, type CountJob, type TaskCount } from '../micro/protocol.js';
+import { callgrindArgs, instrumentOn, perfMapOf } from './callgrind.js';
 
 export interface CountPlan {
   base: Revision;
@@ -105,7 +105,7 @@ export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> 
           continue;
         }
         plan.log(`counts: ${job.revision.label} under seed ${job.seed} (callgrind)`);
-        const outcome = await runBenchmarkProcess(
+        const outcome = await runCounted(
           {
             kind: 'count',
             sides: [{ revision: job.revision.label, root: job.revision.root, files: job.files }],
@@ -113,13 +113,7 @@ export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> 
             skip: [...(plan.skip ?? [])],
             ...(plan.figure ? { figure: plan.figure } : {}),
           },
-          {
-            runnerPath: plan.runnerPath,
-            stallTimeoutMs: plan.stallTimeoutMs,
-            cwd: job.revision.root,
-            command: { file: plan.valgrind, args: callgrindArgs(dumpPrefix, job.seed, undefined, plan.figure, { names: true }) },
-            leaves: (pid) => [perfMapOf(pid)],
-          },
+          { ...plan, seed: job.seed, cwd: job.revision.root },
         );
         if (!outcome.ok) {
           results.set(job, { counts: [], error: outcome.message });
@@ -145,6 +139,45 @@ export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> 
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
+}
+
+/** What runCounted needs beside its job. */
+export interface CountedProcess {
+  valgrind: string;
+  seed: number;
+  runnerPath: string;
+  stallTimeoutMs: number;
+  cwd: string;
+  log: (line: string) => void;
+  /** Every dump names its functions in full (a profile's process; callgrindArgs' `functions`). */
+  functions?: boolean;
+}
+
+/**
+ * One counted micro-benchmark process: started with callgrind's instrumentation off and turned on once its files are
+ * loaded (callgrindArgs' `late`), or, where valgrind's vgdb cannot turn it on here, started again with it on from the
+ * start (slower, the same counts), said in the log. Every process runs with V8's perf map (`names`), removed after it.
+ */
+export async function runCounted(job: CountJob, run: CountedProcess): Promise<ProcessOutcome> {
+  const start = (late: boolean) =>
+    runBenchmarkProcess(
+      { ...job, late },
+      {
+        runnerPath: run.runnerPath,
+        stallTimeoutMs: run.stallTimeoutMs,
+        cwd: run.cwd,
+        command: {
+          file: run.valgrind,
+          args: callgrindArgs(job.dumpPrefix, run.seed, undefined, job.figure, { names: true, functions: run.functions, late }),
+        },
+        leaves: (pid) => [perfMapOf(pid)],
+        ...(late ? { instrument: (pid: number) => instrumentOn(run.valgrind, pid, job.dumpPrefix) } : {}),
+      },
+    );
+  const outcome = await start(true);
+  if (outcome.ok || !outcome.instrumentation) return outcome;
+  run.log(`counts: ${outcome.message.split('\n')[0]}; counted with callgrind on from the process's start instead (slower)`);
+  return start(false);
 }
 
 /**

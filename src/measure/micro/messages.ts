@@ -66,6 +66,7 @@ const schema = {
       },
     },
     { type: 'object', required: ['type'], properties: { type: { const: 'ready' } } },
+    { type: 'object', required: ['type'], properties: { type: { const: 'instrument' } } },
     { type: 'object', required: ['type', 'id'], properties: { type: { const: 'progress' }, id: text, revision: label } },
     {
       type: 'object',

@@ -95,6 +95,11 @@ export interface CountJob {
    * (measure/counts/functions.ts), node run with V8's perf map (callgrindArgs' `profile`).
    */
   profile?: string[];
+  /**
+   * Started with callgrind's instrumentation off (callgrindArgs' `late`): once its files are loaded the runner asks
+   * for it ('instrument') and waits, reading one byte from its stdin, until benchgate has turned it on.
+   */
+  late?: boolean;
 }
 
 /** A function's own instructions a call of a counted task (CountJob.profile): its name and where it is. */
@@ -172,6 +177,8 @@ export type RunnerMessage =
   | { type: 'result'; files: FileLoad[]; tasks: TaskOutcome[]; isolated?: IsolatedFiles }
   /** A profile job's answer: the calls made while the profiler ran (the profile is in its outFile). */
   | { type: 'profiled'; calls: Partial<Record<RevisionLabel, number>> }
+  /** A late count job (CountJob.late): its files are loaded; it waits for callgrind's instrumentation. */
+  | { type: 'instrument' }
   /** A count job's answer. */
   | { type: 'counted'; files: FileLoad[]; counts: TaskCount[] }
   | { type: 'fatal'; message: string };

@@ -4,7 +4,7 @@
  * checkout, so each resolves its own source and dependencies), measures every
  * task and sends back one result.
  */
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { findSourceMap } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -182,9 +182,14 @@ async function runJob(job: MicroJob): Promise<void> {
  */
 async function runCount(job: CountJob): Promise<void> {
   const counter = new Counter(job.dumpPrefix, job.figure);
+  const { files, byId } = await loadSides(job.sides);
+  if (job.late) {
+    await send({ type: 'instrument' });
+    // Nothing runs while benchgate turns callgrind's instrumentation on: the process waits in one read.
+    if (readSync(0, Buffer.alloc(1), 0, 1, null) !== 1) throw new Error("benchgate did not turn callgrind's instrumentation on");
+  }
   // The first marker: callgrind is there and dumps at it, or nothing can be counted.
   await counter.blocks(1, () => undefined);
-  const { files, byId } = await loadSides(job.sides);
   const counts: TaskCount[] = [];
   const profiles = new Map<string, ProfileDumps & { mapBytes: number }>();
   for (const [id, [task]] of byId) {

@@ -25,6 +25,8 @@ export type ProcessOutcome =
       id?: string | undefined;
       revision?: RevisionLabel | undefined;
       durationMs: number;
+      /** Callgrind's instrumentation could not be turned on in a late count job (SpawnSettings.instrument). */
+      instrumentation?: true;
     };
 
 export interface SpawnSettings {
@@ -36,6 +38,12 @@ export interface SpawnSettings {
   command?: { file: string; args: string[] } | undefined;
   /** Files the process may leave behind outside its folders, by its pid: removed once it is done (counts: V8's perf map). */
   leaves?: (pid: number) => string[];
+  /**
+   * A late count job's (CountJob.late) request, once its files are loaded: turn callgrind's instrumentation on in the
+   * process (measure/counts/callgrind.ts instrumentOn); undefined once on, or why not (the process then fails, its
+   * outcome marked `instrumentation`).
+   */
+  instrument?: (pid: number) => Promise<string | undefined>;
 }
 
 /** Once the process has exited, how long its last messages and output may take to arrive (a grandchild holding its pipes open). */
@@ -53,7 +61,8 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob | LoadJob | Count
     const command = settings.command ?? { file: process.execPath, args: [] };
     const child = spawnTracked(command.file, [...command.args, settings.runnerPath], {
       cwd: settings.cwd,
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      // A late count job waits on its stdin for callgrind's instrumentation.
+      stdio: [settings.instrument ? 'pipe' : 'ignore', 'pipe', 'pipe', 'ipc'],
     });
     child.stdout?.on('data', (chunk: Buffer) => tail.push(chunk));
     child.stderr?.on('data', (chunk: Buffer) => tail.push(chunk));
@@ -70,13 +79,14 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob | LoadJob | Count
       if (child.pid !== undefined) for (const file of settings.leaves?.(child.pid) ?? []) rmSync(file, { force: true });
       resolve(outcome);
     };
-    const fail = (message: string) => {
+    const fail = (message: string, instrumentation?: true) => {
       const output = tail.lines(20);
       finish({
         ok: false,
         message: output ? `${message}\nLast lines of its output:\n${output}` : message,
         ...current,
         durationMs: Date.now() - started,
+        ...(instrumentation ? { instrumentation } : {}),
       });
     };
     let timer = setTimeout(stalled, settings.stallTimeoutMs);
@@ -98,13 +108,23 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob | LoadJob | Count
       if (!checked.ok) {
         const where = current.id ? ` while running '${current.id}'` : ready ? ' while loading bench files' : ' before its handshake';
         return fail(
-          `the benchmark process (pid ${child.pid}) sent a message that is not benchgate's${where}: ${checked.preview} (does the bench file call process.send itself?)`,
+          `the benchmark process (pid ${child.pid}) sent a message that is not benchgate's${where}: ${checked.preview} ` +
+            '(does the bench file call process.send itself?)',
         );
       }
       const message = checked.message;
       if (message.type === 'ready') {
         ready = true;
         child.send(job);
+      } else if (message.type === 'instrument') {
+        const instrument = settings.instrument;
+        if (!instrument || child.pid === undefined)
+          return fail(`the benchmark process (pid ${child.pid}) asked for instrumentation nobody turns on`);
+        void instrument(child.pid).then((error) => {
+          if (settled) return;
+          if (error) return fail(`the benchmark process (pid ${child.pid}): ${error}`, true);
+          child.stdin?.end('1');
+        });
       } else if (message.type === 'progress')
         current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : undefined) };
       else if (message.type === 'result')
@@ -122,10 +142,11 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob | LoadJob | Count
       else fail(`the benchmark process (pid ${child.pid}) failed: ${message.message}`);
     });
     child.once('error', (error) => fail(`could not start the benchmark process: ${error.message}`));
-    const exited = (code: number | null, signal: NodeJS.Signals | null) =>
-      fail(
-        `the benchmark process (pid ${child.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`} ${current.id ? `while running '${current.id}'` : ready ? 'while loading bench files' : 'before its handshake'}`,
-      );
+    const exited = (code: number | null, signal: NodeJS.Signals | null) => {
+      const how = signal ? `signal ${signal}` : `code ${code}`;
+      const when = current.id ? `while running '${current.id}'` : ready ? 'while loading bench files' : 'before its handshake';
+      fail(`the benchmark process (pid ${child.pid}) exited with ${how} ${when}`);
+    };
     child.once('exit', (code, signal) => {
       // Its group may hold the pipes open: kill it, then judge on 'close', or after DRAIN_MS at the latest.
       killGroup(child);
