@@ -1,6 +1,6 @@
 // How a harness's names become the names in benchmark ids (measure/micro/harness/names.ts): padding is not a name.
 import { describe, expect, it } from 'vitest';
-import { uniqueNames, withoutPadding } from '../../src/measure/micro/harness/names.js';
+import { withoutPadding } from '../../src/measure/micro/harness/names.js';
 
 const task = (suites: string[], name: string) => ({ suites, name });
 const ids = (tasks: { suites: string[]; name: string }[]) => tasks.map((t) => [...t.suites, t.name].join(' > '));
