@@ -86387,10 +86387,10 @@ function checkMeasures(raw, shown) {
     );
 }
 function checkEnvNames(raw, shown) {
-  const refused = (raw.env ?? []).filter((name2) => looksLikeCredential(name2) || neverPassed(name2));
-  if (refused.length)
+  const refused2 = (raw.env ?? []).filter((name2) => looksLikeCredential(name2) || neverPassed(name2));
+  if (refused2.length)
     throw new UserError(
-      `${shown}: env: ${refused.map((name2) => `'${name2}'`).join(", ")} look${refused.length === 1 ? "s" : ""} like a credential or one of the runner's own files, and a pull request can edit this file: list such a variable in the action's env input (the workflow's, which the pull request's code cannot change), or rename it.`
+      `${shown}: env: ${refused2.map((name2) => `'${name2}'`).join(", ")} look${refused2.length === 1 ? "s" : ""} like a credential or one of the runner's own files, and a pull request can edit this file: list such a variable in the action's env input (the workflow's, which the pull request's code cannot change), or rename it.`
     );
 }
 function toConfig(raw, file) {
@@ -89693,9 +89693,12 @@ function runBenchmarkProcess(job, settings) {
     const command = settings.command ?? { file: process.execPath, args: [] };
     const child2 = spawnTracked(command.file, [...command.args, settings.runnerPath], {
       cwd: settings.cwd,
-      // A late count job waits on its stdin for callgrind's instrumentation.
-      stdio: [settings.instrument ? "pipe" : "ignore", "pipe", "pipe", "ipc"]
+      // A count job waits for callgrind's instrumentation on a pipe of its own (fd 4), which no bench code touches.
+      stdio: ["ignore", "pipe", "pipe", "ipc", ...settings.instrument ? ["pipe"] : []]
     });
+    const instrumented = child2.stdio[4];
+    instrumented?.on("error", () => void 0);
+    let asked = false;
     child2.stdout?.on("data", (chunk) => tail.push(chunk));
     child2.stderr?.on("data", (chunk) => tail.push(chunk));
     let current2 = {};
@@ -89748,12 +89751,13 @@ ${output}` : message,
         child2.send(job);
       } else if (message.type === "instrument") {
         const instrument = settings.instrument;
-        if (!instrument || child2.pid === void 0)
-          return fail(`the benchmark process (pid ${child2.pid}) asked for instrumentation nobody turns on`);
+        if (!instrument || !instrumented || child2.pid === void 0 || asked || current2.id !== void 0)
+          return fail(`the benchmark process (pid ${child2.pid}) asked for callgrind's instrumentation where nobody turns it on`);
+        asked = true;
         void instrument(child2.pid).then((error2) => {
           if (settled2) return;
           if (error2) return fail(`the benchmark process (pid ${child2.pid}): ${error2}`, true);
-          child2.stdin?.end("1");
+          instrumented.end("1");
         });
       } else if (message.type === "progress")
         current2 = { id: message.id, revision: message.revision ?? (message.id === current2.id ? current2.revision : void 0) };
@@ -89820,8 +89824,10 @@ function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "inst
     "--dump-before=uv_os_getpriority",
     "--dump-instr=no",
     "--dump-line=no",
-    // vgdb finds the process by the FIFOs valgrind makes at this prefix (beside the dumps, whatever TMPDIR it has).
-    ...late ? ["--instr-atstart=no", `--vgdb-prefix=${vgdbPrefix(dumpPrefix)}`] : [],
+    ...late ? ["--instr-atstart=no"] : [],
+    // vgdb finds the process by the FIFOs valgrind makes at this prefix: beside the dumps (whatever TMPDIR the process
+    // has), removed with them even where the process was killed.
+    `--vgdb-prefix=${vgdbPrefix(dumpPrefix)}`,
     ...functions ? ["--compress-strings=no"] : [],
     node,
     "--predictable",
@@ -89833,19 +89839,25 @@ function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "inst
   ];
 }
 function instrumentOn(valgrind, pid, dumpPrefix) {
-  const vgdb = valgrind.includes("/") ? path14.join(path14.dirname(valgrind), "vgdb") : "vgdb";
+  const vgdb = valgrind.includes("/") ? path14.resolve(path14.dirname(valgrind), "vgdb") : "vgdb";
   const env = { ...withoutNames(process.env), ...namesOf(pid) };
+  const started = Date.now();
   return new Promise(
     (resolve4) => execFile2(
       vgdb,
       [`--vgdb-prefix=${vgdbPrefix(dumpPrefix)}`, `--pid=${pid}`, "instrumentation", "on"],
-      { timeout: 6e4, encoding: "utf8", env },
-      (error2, stdout, stderr) => resolve4(
-        error2 ? `${vgdb} could not turn callgrind's instrumentation on: ${(stderr || error2.message).trim().slice(0, 500)}` : void 0
-      )
+      { timeout: VGDB_TIMEOUT_MS, encoding: "utf8", env },
+      (error2, _stdout, stderr) => {
+        const problem = error2 || Date.now() - started >= VGDB_TIMEOUT_MS ? `${vgdb} could not turn callgrind's instrumentation on in pid ${pid}: ${(stderr || error2?.message || `no answer within ${VGDB_TIMEOUT_MS / 1e3}s`).trim().slice(0, 500)}` : void 0;
+        if (problem) refused.set(valgrind, problem);
+        resolve4(problem);
+      }
     )
   );
 }
+var VGDB_TIMEOUT_MS = 15e3;
+var refused = /* @__PURE__ */ new Map();
+var startsLate = (valgrind) => !refused.has(valgrind);
 var vgdbPrefix = (dumpPrefix) => `${dumpPrefix}.vgdb`;
 var NAMES2 = ["LOGNAME", "USER", "HOST", "HOSTNAME"];
 var withoutNames = (env) => Object.fromEntries(Object.entries(env).filter(([name2]) => !NAMES2.includes(name2)));
@@ -89939,7 +89951,7 @@ async function measureCounts(plan) {
 }
 async function runCounted(job, run) {
   const start = (late) => runBenchmarkProcess(
-    { ...job, late },
+    { ...job, late: true },
     {
       runnerPath: run.runnerPath,
       stallTimeoutMs: run.stallTimeoutMs,
@@ -89949,12 +89961,13 @@ async function runCounted(job, run) {
         args: callgrindArgs(job.dumpPrefix, run.seed, void 0, job.figure, { names: true, functions: run.functions, late })
       },
       leaves: (pid) => [perfMapOf(pid)],
-      ...late ? { instrument: (pid) => instrumentOn(run.valgrind, pid, job.dumpPrefix) } : {}
+      instrument: late ? (pid) => instrumentOn(run.valgrind, pid, job.dumpPrefix) : () => Promise.resolve(void 0)
     }
   );
+  if (!startsLate(run.valgrind)) return start(false);
   const outcome = await start(true);
   if (outcome.ok || !outcome.instrumentation) return outcome;
-  run.log(`counts: ${outcome.message.split("\n")[0]}; counted with callgrind on from the process's start instead (slower)`);
+  run.log(`callgrind: ${outcome.message.split("\n")[0]}; every process from now on runs instrumented from its start (slower)`);
   return start(false);
 }
 function collect(jobs, results) {
@@ -96956,11 +96969,12 @@ function shellWord(word) {
 var NotInstrumented = class extends Error {
 };
 async function countServer(plan) {
+  if (!startsLate(plan.valgrind)) return countServerOnce(plan, false);
   try {
     return await countServerOnce(plan, true);
   } catch (error2) {
     if (!(error2 instanceof NotInstrumented)) throw error2;
-    plan.log?.(`counts: ${error2.message}; counted with callgrind on from the server's start instead (slower)`);
+    plan.log?.(`callgrind: ${error2.message}; every server from now on runs instrumented from its start (slower)`);
     return countServerOnce(plan, false);
   }
 }
@@ -100130,10 +100144,19 @@ function scriptName(name2) {
 
 // src/measure/micro/harness/names.ts
 function withoutPadding(tasks) {
-  const longest = Math.max(0, ...tasks.map((task) => task.name.length));
-  const padded = tasks.filter((task) => task.name.length === longest && task.name.endsWith("."));
-  if (padded.length < 2) return tasks;
-  return tasks.map((task) => task.name.length === longest ? { ...task, name: task.name.replace(/\.+$/, "") || task.name } : task);
+  const names = unpadded(tasks.map((task) => task.name));
+  const depth = Math.max(0, ...tasks.map((task) => task.suites.length));
+  const suites = Array.from({ length: depth }, (_, d) => unpadded([...new Set(tasks.flatMap((task) => task.suites[d] ?? []))]));
+  return tasks.map((task) => {
+    const suitesOf2 = task.suites.map((suite, d) => suites[d].get(suite) ?? suite);
+    const name2 = names.get(task.name) ?? task.name;
+    return name2 === task.name && suitesOf2.every((suite, d) => suite === task.suites[d]) ? task : { ...task, suites: suitesOf2, name: name2 };
+  });
+}
+function unpadded(names) {
+  const longest = Math.max(0, ...names.map((name2) => name2.length));
+  const padded = names.filter((name2) => name2.length === longest && name2.endsWith("."));
+  return new Map(padded.length < 2 ? [] : padded.map((name2) => [name2, name2.replace(/\.+$/, "") || name2]));
 }
 function uniqueNames(tasks) {
   const seen = /* @__PURE__ */ new Map();

@@ -1136,10 +1136,19 @@ var ModuleGraphs = class {
 
 // src/measure/micro/harness/names.ts
 function withoutPadding(tasks) {
-  const longest = Math.max(0, ...tasks.map((task) => task.name.length));
-  const padded = tasks.filter((task) => task.name.length === longest && task.name.endsWith("."));
-  if (padded.length < 2) return tasks;
-  return tasks.map((task) => task.name.length === longest ? { ...task, name: task.name.replace(/\.+$/, "") || task.name } : task);
+  const names = unpadded(tasks.map((task) => task.name));
+  const depth = Math.max(0, ...tasks.map((task) => task.suites.length));
+  const suites = Array.from({ length: depth }, (_2, d2) => unpadded([...new Set(tasks.flatMap((task) => task.suites[d2] ?? []))]));
+  return tasks.map((task) => {
+    const suitesOf = task.suites.map((suite, d2) => suites[d2].get(suite) ?? suite);
+    const name = names.get(task.name) ?? task.name;
+    return name === task.name && suitesOf.every((suite, d2) => suite === task.suites[d2]) ? task : { ...task, suites: suitesOf, name };
+  });
+}
+function unpadded(names) {
+  const longest = Math.max(0, ...names.map((name) => name.length));
+  const padded = names.filter((name) => name.length === longest && name.endsWith("."));
+  return new Map(padded.length < 2 ? [] : padded.map((name) => [name, name.replace(/\.+$/, "") || name]));
 }
 function uniqueNames(tasks) {
   const seen = /* @__PURE__ */ new Map();

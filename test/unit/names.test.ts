@@ -15,6 +15,8 @@ describe('withoutPadding', () => {
     expect(ids(withoutPadding([task([], 'one......'), task([], 'three....'), task([], 'longest..')]))).toEqual(['one', 'three', 'longest']);
     expect(ids(withoutPadding([task([], 'one.....'), task([], 'two.....'), task([], 'three...')]))).toEqual(['one', 'two', 'three']);
     expect(ids(withoutPadding([task([], 'etc...'), task([], 'b')]))).toEqual(['etc...', 'b']);
+    // Two tasks of one padded name (in two suites) are two names, as they always were.
+    expect(ids(withoutPadding([task(['x'], 'a....'), task(['y'], 'a....'), task([], 'bbbbb')]))).toEqual(['x > a', 'y > a', 'bbbbb']);
   });
 
   it("strips the padding of suite names at each depth (a worker's Bench named after its padded scenario)", () => {

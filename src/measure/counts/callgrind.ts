@@ -39,9 +39,9 @@ export function findCallgrind(valgrind = 'valgrind'): { path: string; version: s
  *   ones, 2 of fast-uri's 8 tasks were profiled with a marking the count did not hold, 50-60% more instructions).
  * - `functions`: every dump names its functions in full (`--compress-strings=no`), so each is read on its own.
  * - `late`: callgrind starts with its instrumentation off (`--instr-atstart=no`), so node's start and the bench files'
- *   loading run about 3x faster (node alone: 10.4 s → 3.4 s here); the runner turns it on through
- *   `instrumentOn` once its files are loaded, before its first marker. Counts are unchanged: V8 runs the same
- *   instructions either way, and nothing is read before the first marker.
+ *   loading run about 3x faster (node alone: 10.4 s → 3.4 s here); benchgate turns it on through `instrumentOn` once
+ *   the files are loaded, before the first marker. Nothing is read before that marker, and the runner waits for it
+ *   the same way whether started late or not (runCounted), so both read the same counts.
  */
 export function callgrindArgs(
   dumpPrefix: string,
@@ -59,8 +59,10 @@ export function callgrindArgs(
     '--dump-before=uv_os_getpriority',
     '--dump-instr=no',
     '--dump-line=no',
-    // vgdb finds the process by the FIFOs valgrind makes at this prefix (beside the dumps, whatever TMPDIR it has).
-    ...(late ? ['--instr-atstart=no', `--vgdb-prefix=${vgdbPrefix(dumpPrefix)}`] : []),
+    ...(late ? ['--instr-atstart=no'] : []),
+    // vgdb finds the process by the FIFOs valgrind makes at this prefix: beside the dumps (whatever TMPDIR the process
+    // has), removed with them even where the process was killed.
+    `--vgdb-prefix=${vgdbPrefix(dumpPrefix)}`,
     ...(functions ? ['--compress-strings=no'] : []),
     node,
     '--predictable',
@@ -75,23 +77,37 @@ export function callgrindArgs(
 /**
  * Turn callgrind's instrumentation on in a process started `late` (callgrindArgs), through valgrind's own `vgdb`
  * (installed beside it; valgrind allows it to attach, even where the process waits in a system call): undefined once
- * it is on, or why not.
+ * it is on, or why not. vgdb answers within a second; where it cannot attach (no ptrace here) it retries until its
+ * time is up, so a failure is remembered for this valgrind: every later process starts instrumented (startsLate).
  */
 export function instrumentOn(valgrind: string, pid: number, dumpPrefix: string): Promise<string | undefined> {
-  const vgdb = valgrind.includes('/') ? path.join(path.dirname(valgrind), 'vgdb') : 'vgdb';
+  const vgdb = valgrind.includes('/') ? path.resolve(path.dirname(valgrind), 'vgdb') : 'vgdb';
   const env = { ...withoutNames(process.env), ...namesOf(pid) };
+  const started = Date.now();
   return new Promise((resolve) =>
     execFile(
       vgdb,
       [`--vgdb-prefix=${vgdbPrefix(dumpPrefix)}`, `--pid=${pid}`, 'instrumentation', 'on'],
-      { timeout: 60_000, encoding: 'utf8', env },
-      (error, stdout, stderr) =>
-        resolve(
-          error ? `${vgdb} could not turn callgrind's instrumentation on: ${(stderr || error.message).trim().slice(0, 500)}` : undefined,
-        ),
+      { timeout: VGDB_TIMEOUT_MS, encoding: 'utf8', env },
+      (error, _stdout, stderr) => {
+        // vgdb may exit 0 when its time is up mid-reply: a run that long is a failure too.
+        const problem =
+          error || Date.now() - started >= VGDB_TIMEOUT_MS
+            ? `${vgdb} could not turn callgrind's instrumentation on in pid ${pid}: ` +
+              `${(stderr || error?.message || `no answer within ${VGDB_TIMEOUT_MS / 1000}s`).trim().slice(0, 500)}`
+            : undefined;
+        if (problem) refused.set(valgrind, problem);
+        resolve(problem);
+      },
     ),
   );
 }
+
+const VGDB_TIMEOUT_MS = 15_000;
+/** Per valgrind, why its vgdb could not turn instrumentation on in this run. */
+const refused = new Map<string, string>();
+/** Whether processes under this valgrind start late: not once its vgdb failed in this run. */
+export const startsLate = (valgrind: string) => !refused.has(valgrind);
 
 const vgdbPrefix = (dumpPrefix: string) => `${dumpPrefix}.vgdb`;
 

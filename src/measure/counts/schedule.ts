@@ -10,7 +10,7 @@ import type { Revision, RevisionLabel } from '../../checkout/revisions.js';
 import type { CountedFigure } from '../../config/types.js';
 import { runBenchmarkProcess, type ProcessOutcome } from '../micro/spawn.js';
 import { ID_SEPARATOR, type CountJob, type TaskCount } from '../micro/protocol.js';
-import { callgrindArgs, instrumentOn, perfMapOf } from './callgrind.js';
+import { callgrindArgs, instrumentOn, perfMapOf, startsLate } from './callgrind.js';
 
 export interface CountPlan {
   base: Revision;
@@ -156,12 +156,14 @@ export interface CountedProcess {
 /**
  * One counted micro-benchmark process: started with callgrind's instrumentation off and turned on once its files are
  * loaded (callgrindArgs' `late`), or, where valgrind's vgdb cannot turn it on here, started again with it on from the
- * start (slower, the same counts), said in the log. Every process runs with V8's perf map (`names`), removed after it.
+ * start (slower), and so is every process after it in this run (startsLate), said in the log. The runner waits for
+ * its instrumentation either way (answered at once when it is on already), so both ways read the same counts. Every
+ * process runs with V8's perf map (`names`), removed after it.
  */
 export async function runCounted(job: CountJob, run: CountedProcess): Promise<ProcessOutcome> {
   const start = (late: boolean) =>
     runBenchmarkProcess(
-      { ...job, late },
+      { ...job, late: true },
       {
         runnerPath: run.runnerPath,
         stallTimeoutMs: run.stallTimeoutMs,
@@ -171,12 +173,13 @@ export async function runCounted(job: CountJob, run: CountedProcess): Promise<Pr
           args: callgrindArgs(job.dumpPrefix, run.seed, undefined, job.figure, { names: true, functions: run.functions, late }),
         },
         leaves: (pid) => [perfMapOf(pid)],
-        ...(late ? { instrument: (pid: number) => instrumentOn(run.valgrind, pid, job.dumpPrefix) } : {}),
+        instrument: late ? (pid: number) => instrumentOn(run.valgrind, pid, job.dumpPrefix) : () => Promise.resolve(undefined),
       },
     );
+  if (!startsLate(run.valgrind)) return start(false);
   const outcome = await start(true);
   if (outcome.ok || !outcome.instrumentation) return outcome;
-  run.log(`counts: ${outcome.message.split('\n')[0]}; counted with callgrind on from the process's start instead (slower)`);
+  run.log(`callgrind: ${outcome.message.split('\n')[0]}; every process from now on runs instrumented from its start (slower)`);
   return start(false);
 }
 

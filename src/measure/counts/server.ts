@@ -17,7 +17,7 @@ import type { CountedFigure, HttpBenchmarkConfig, HttpRequestConfig } from '../.
 import { messageOf, UserError } from '../../util/errors.js';
 import { formatDuration, formatPath } from '../../util/format.js';
 import { ServerProcess, runsNode } from '../http/server.js';
-import { callgrindArgs, instrumentOn } from './callgrind.js';
+import { callgrindArgs, instrumentOn, startsLate } from './callgrind.js';
 import type { SideCounts } from './schedule.js';
 import { countTask, readDump, type BlockCounter, type BlockSizes, type CountFigures } from './task.js';
 
@@ -127,15 +127,17 @@ class NotInstrumented extends Error {}
 /**
  * Instructions per request (CountFigures per cycle divided by the cycle's requests) of one revision under one seed.
  * The server starts with callgrind's instrumentation off (callgrindArgs' `late`: node's start and the project's
- * modules run about 3x faster), turned on once it is ready and idle, before its first request; where valgrind's vgdb
- * cannot do that here, it is started again with callgrind on from its start (the same counts, slower).
+ * modules run about 3x faster), turned on once it is ready and idle, before the first request counted; where
+ * valgrind's vgdb cannot do that here, it is started again with callgrind on from its start (the same counts,
+ * slower), and so is every server after it in this run.
  */
 export async function countServer(plan: ServerCountPlan): Promise<CountFigures> {
+  if (!startsLate(plan.valgrind)) return countServerOnce(plan, false);
   try {
     return await countServerOnce(plan, true);
   } catch (error) {
     if (!(error instanceof NotInstrumented)) throw error;
-    plan.log?.(`counts: ${error.message}; counted with callgrind on from the server's start instead (slower)`);
+    plan.log?.(`callgrind: ${error.message}; every server from now on runs instrumented from its start (slower)`);
     return countServerOnce(plan, false);
   }
 }

@@ -185,8 +185,9 @@ async function runCount(job: CountJob): Promise<void> {
   const { files, byId } = await loadSides(job.sides);
   if (job.late) {
     await send({ type: 'instrument' });
-    // Nothing runs while benchgate turns callgrind's instrumentation on: the process waits in one read.
-    if (readSync(0, Buffer.alloc(1), 0, 1, null) !== 1) throw new Error("benchgate did not turn callgrind's instrumentation on");
+    // Nothing of the process runs while benchgate turns callgrind's instrumentation on: it waits in one read of the
+    // pipe benchgate answers on (fd 4, its own: no bench code reads it).
+    if (readSync(4, Buffer.alloc(1), 0, 1, null) !== 1) throw new Error("benchgate did not turn callgrind's instrumentation on");
   }
   // The first marker: callgrind is there and dumps at it, or nothing can be counted.
   await counter.blocks(1, () => undefined);

@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import type { RevisionLabel } from '../../checkout/revisions.js';
 import { killGroup, OutputTail, spawnTracked } from '../../util/processes.js';
 import { checkRunnerMessage } from './messages.js';
@@ -61,9 +62,13 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob | LoadJob | Count
     const command = settings.command ?? { file: process.execPath, args: [] };
     const child = spawnTracked(command.file, [...command.args, settings.runnerPath], {
       cwd: settings.cwd,
-      // A late count job waits on its stdin for callgrind's instrumentation.
-      stdio: [settings.instrument ? 'pipe' : 'ignore', 'pipe', 'pipe', 'ipc'],
+      // A count job waits for callgrind's instrumentation on a pipe of its own (fd 4), which no bench code touches.
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc', ...(settings.instrument ? (['pipe'] as const) : [])],
     });
+    const instrumented = child.stdio[4] as Writable | null | undefined;
+    // The process may be gone by the time it is answered: that is its exit's to report.
+    instrumented?.on('error', () => undefined);
+    let asked = false;
     child.stdout?.on('data', (chunk: Buffer) => tail.push(chunk));
     child.stderr?.on('data', (chunk: Buffer) => tail.push(chunk));
     let current: { id?: string; revision?: RevisionLabel } = {};
@@ -118,12 +123,13 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob | LoadJob | Count
         child.send(job);
       } else if (message.type === 'instrument') {
         const instrument = settings.instrument;
-        if (!instrument || child.pid === undefined)
-          return fail(`the benchmark process (pid ${child.pid}) asked for instrumentation nobody turns on`);
+        if (!instrument || !instrumented || child.pid === undefined || asked || current.id !== undefined)
+          return fail(`the benchmark process (pid ${child.pid}) asked for callgrind's instrumentation where nobody turns it on`);
+        asked = true;
         void instrument(child.pid).then((error) => {
           if (settled) return;
           if (error) return fail(`the benchmark process (pid ${child.pid}): ${error}`, true);
-          child.stdin?.end('1');
+          instrumented.end('1');
         });
       } else if (message.type === 'progress')
         current = { id: message.id, revision: message.revision ?? (message.id === current.id ? current.revision : undefined) };

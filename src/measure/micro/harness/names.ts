@@ -11,13 +11,14 @@ export interface NamedTask {
 
 /**
  * Names padded to one width for aligned output (find-my-way's `name.padEnd(longest, '.')`): when two or more
- * different names of the longest length end in dots, those dots are padding, not part of the names. The same holds
+ * names of the longest length end in dots, those dots are padding, not part of the names. The same holds
  * for the suites at each depth (a worker's `new Bench({ name: scenario.padEnd(longest, '.') })`).
  */
 export function withoutPadding<T extends NamedTask>(tasks: T[]): T[] {
   const names = unpadded(tasks.map((task) => task.name));
   const depth = Math.max(0, ...tasks.map((task) => task.suites.length));
-  const suites = Array.from({ length: depth }, (_, d) => unpadded(tasks.flatMap((task) => task.suites[d] ?? [])));
+  // A suite holds many tasks: its name counts once.
+  const suites = Array.from({ length: depth }, (_, d) => unpadded([...new Set(tasks.flatMap((task) => task.suites[d] ?? []))]));
   return tasks.map((task) => {
     const suitesOf = task.suites.map((suite, d) => suites[d]!.get(suite) ?? suite);
     const name = names.get(task.name) ?? task.name;
@@ -28,8 +29,8 @@ export function withoutPadding<T extends NamedTask>(tasks: T[]): T[] {
 /** Each name of a list as it is without its padding dots (as withoutPadding reads them). */
 function unpadded(names: string[]): Map<string, string> {
   const longest = Math.max(0, ...names.map((name) => name.length));
-  const padded = new Set(names.filter((name) => name.length === longest && name.endsWith('.')));
-  return new Map(padded.size < 2 ? [] : [...padded].map((name) => [name, name.replace(/\.+$/, '') || name]));
+  const padded = names.filter((name) => name.length === longest && name.endsWith('.'));
+  return new Map(padded.length < 2 ? [] : padded.map((name) => [name, name.replace(/\.+$/, '') || name]));
 }
 
 /** Two tasks of one file with one id get ' (2)', ' (3)': every id names one task. */
