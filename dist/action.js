@@ -101458,10 +101458,8 @@ function renderMarkdown(report2) {
   else out.push(md`**${verdictCounts(report2.benchmarks)}**`, md``);
   if (report2.base && report2.head) {
     const dirtyNote = report2.head.dirty === true ? md` (with uncommitted changes)` : md``;
-    out.push(
-      md`Base ${report2.base.ref} @ <code>${shortSha(report2.base.sha)}</code> · head ${report2.head.ref} @ <code>${shortSha(report2.head.sha)}</code>${dirtyNote}`,
-      md``
-    );
+    const head = md`head ${report2.head.ref} @ <code>${shortSha(report2.head.sha)}</code>${dirtyNote}`;
+    out.push(md`Base ${report2.base.ref} @ <code>${shortSha(report2.base.sha)}</code> · ${head}`, md``);
   }
   const policy = policyNote(report2);
   if (policy) out.push(md`> [!WARNING]\n> ${policy}`, md``);

@@ -57,10 +57,8 @@ export function renderMarkdown(report: Report): string {
   else out.push(md`**${verdictCounts(report.benchmarks)}**`, md``);
   if (report.base && report.head) {
     const dirtyNote = report.head.dirty === true ? md` (with uncommitted changes)` : md``;
-    out.push(
-      md`Base ${report.base.ref} @ <code>${shortSha(report.base.sha)}</code> · head ${report.head.ref} @ <code>${shortSha(report.head.sha)}</code>${dirtyNote}`,
-      md``,
-    );
+    const head = md`head ${report.head.ref} @ <code>${shortSha(report.head.sha)}</code>${dirtyNote}`;
+    out.push(md`Base ${report.base.ref} @ <code>${shortSha(report.base.sha)}</code> · ${head}`, md``);
   }
   const policy = policyNote(report);
   if (policy) out.push(md`> [!WARNING]\n> ${policy}`, md``);
