@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareCounts } from '../../src/stats/counts.js';
-import { callgrindArgs, findCallgrind, INSTALL_LINE } from '../../src/measure/counts/callgrind.js';
+import { callgrindArgs, findCallgrind, INSTALL_LINE, lateOrFromStart, NotInstrumented } from '../../src/measure/counts/callgrind.js';
 import { checkRunnerMessage } from '../../src/measure/micro/messages.js';
 import { UserError } from '../../src/util/errors.js';
 
@@ -104,5 +104,40 @@ describe('callgrind', () => {
     expect(checkRunnerMessage({ type: 'counted', files: [], counts: [{ id: 'a > b', instructions: 10, steady: true }] }).ok).toBe(true);
     expect(checkRunnerMessage({ type: 'counted', files: [], counts: [{ id: 'a > b', instructions: -1 }] }).ok).toBe(false);
     expect(checkRunnerMessage({ type: 'counted', files: [] }).ok).toBe(false);
+  });
+});
+
+describe('lateOrFromStart: a process started late, or from its start once that failed', () => {
+  it('starts again from the start when instrumentation could not be turned on, and every later process too', async () => {
+    const valgrind = 'a-valgrind-whose-vgdb-fails';
+    const starts: boolean[] = [];
+    const log: string[] = [];
+    const attempt = (late: boolean) => {
+      starts.push(late);
+      return late ? Promise.reject(new NotInstrumented('vgdb could not turn it on in pid 7')) : Promise.resolve('counted');
+    };
+    expect(await lateOrFromStart(valgrind, attempt, (line) => log.push(line), 'server')).toBe('counted');
+    expect(await lateOrFromStart(valgrind, attempt, (line) => log.push(line), 'server')).toBe('counted');
+    // Late once, then from the start; the second process never tries late (remembered per valgrind), logged once.
+    expect(starts).toEqual([true, false, false]);
+    // Two started late side by side, both refused: said once.
+    const twin = 'a-valgrind-with-two-processes-refused';
+    const [a, b] = await Promise.all([0, 1].map(() => lateOrFromStart(twin, attempt, (line) => log.push(line), 'server')));
+    expect([a, b]).toEqual(['counted', 'counted']);
+    expect(log).toEqual([
+      'callgrind: vgdb could not turn it on in pid 7; every server from now on runs instrumented from its start (slower)',
+      'callgrind: vgdb could not turn it on in pid 7; every server from now on runs instrumented from its start (slower)',
+    ]);
+  });
+
+  it('starts late where it works, and passes any other failure on without starting again', async () => {
+    const starts: boolean[] = [];
+    const ok = (late: boolean) => (starts.push(late), Promise.resolve(late));
+    expect(await lateOrFromStart('a-valgrind-whose-vgdb-works', ok, undefined, 'process')).toBe(true);
+    const crash = (late: boolean) => (starts.push(late), Promise.reject(new Error('the server crashed')));
+    await expect(lateOrFromStart('a-valgrind-whose-vgdb-works', crash, undefined, 'process')).rejects.toThrow('crashed');
+    expect(starts).toEqual([true, true]);
+    // A crash is not a refusal: the next process still starts late.
+    expect(await lateOrFromStart('a-valgrind-whose-vgdb-works', ok, undefined, 'process')).toBe(true);
   });
 });

@@ -78,7 +78,7 @@ export function callgrindArgs(
  * Turn callgrind's instrumentation on in a process started `late` (callgrindArgs), through valgrind's own `vgdb`
  * (installed beside it; valgrind allows it to attach, even where the process waits in a system call): undefined once
  * it is on, or why not. vgdb answers within a second; where it cannot attach (no ptrace here) it retries until its
- * time is up, so a failure is remembered for this valgrind: every later process starts instrumented (startsLate).
+ * time is up, so a failure is remembered for this valgrind: every later process starts instrumented (lateOrFromStart).
  */
 export function instrumentOn(valgrind: string, pid: number, dumpPrefix: string): Promise<string | undefined> {
   const vgdb = valgrind.includes('/') ? path.resolve(path.dirname(valgrind), 'vgdb') : 'vgdb';
@@ -96,7 +96,6 @@ export function instrumentOn(valgrind: string, pid: number, dumpPrefix: string):
             ? `${vgdb} could not turn callgrind's instrumentation on in pid ${pid}: ` +
               `${(stderr || error?.message || `no answer within ${VGDB_TIMEOUT_MS / 1000}s`).trim().slice(0, 500)}`
             : undefined;
-        if (problem) refused.set(valgrind, problem);
         resolve(problem);
       },
     ),
@@ -104,10 +103,37 @@ export function instrumentOn(valgrind: string, pid: number, dumpPrefix: string):
 }
 
 const VGDB_TIMEOUT_MS = 15_000;
-/** Per valgrind, why its vgdb could not turn instrumentation on in this run. */
-const refused = new Map<string, string>();
+/** The valgrinds whose vgdb could not turn instrumentation on in this run. */
+const refused = new Set<string>();
 /** Whether processes under this valgrind start late: not once its vgdb failed in this run. */
-export const startsLate = (valgrind: string) => !refused.has(valgrind);
+const startsLate = (valgrind: string) => !refused.has(valgrind);
+
+/** Callgrind's instrumentation could not be turned on in a process started late: why (instrumentOn's answer). */
+export class NotInstrumented extends Error {}
+
+/**
+ * One counted process (a benchmark process or a server): `attempt(true)` starts it with callgrind's instrumentation off
+ * (callgrindArgs' `late`) and turns it on through instrumentOn; where that failed (it throws NotInstrumented), it is
+ * started again instrumented from its start, `attempt(false)` (the same counts, slower), and so is every later process
+ * under this valgrind in this run (startsLate), said once in the log.
+ */
+export async function lateOrFromStart<T>(
+  valgrind: string,
+  attempt: (late: boolean) => Promise<T>,
+  log: ((line: string) => void) | undefined,
+  what: string,
+): Promise<T> {
+  if (!startsLate(valgrind)) return attempt(false);
+  try {
+    return await attempt(true);
+  } catch (error) {
+    if (!(error instanceof NotInstrumented)) throw error;
+    // Said once: processes started late side by side may all have been refused.
+    if (startsLate(valgrind)) log?.(`callgrind: ${error.message}; every ${what} from now on runs instrumented from its start (slower)`);
+    refused.add(valgrind);
+    return attempt(false);
+  }
+}
 
 const vgdbPrefix = (dumpPrefix: string) => `${dumpPrefix}.vgdb`;
 

@@ -10,7 +10,7 @@ import type { Revision, RevisionLabel } from '../../checkout/revisions.js';
 import type { CountedFigure } from '../../config/types.js';
 import { runBenchmarkProcess, type ProcessOutcome } from '../micro/spawn.js';
 import { ID_SEPARATOR, type CountJob, type TaskCount } from '../micro/protocol.js';
-import { callgrindArgs, instrumentOn, perfMapOf, startsLate } from './callgrind.js';
+import { callgrindArgs, instrumentOn, lateOrFromStart, NotInstrumented, perfMapOf } from './callgrind.js';
 
 export interface CountPlan {
   base: Revision;
@@ -156,7 +156,7 @@ export interface CountedProcess {
 /**
  * One counted micro-benchmark process: started with callgrind's instrumentation off and turned on once its files are
  * loaded (callgrindArgs' `late`), or, where valgrind's vgdb cannot turn it on here, started again with it on from the
- * start (slower), and so is every process after it in this run (startsLate), said in the log. The runner waits for
+ * start (slower), and so is every process after it in this run (lateOrFromStart), said in the log. The runner waits for
  * its instrumentation either way (answered at once when it is on already), so both ways read the same counts. Every
  * process runs with V8's perf map (`names`), removed after it.
  */
@@ -176,11 +176,12 @@ export async function runCounted(job: CountJob, run: CountedProcess): Promise<Pr
         instrument: late ? (pid: number) => instrumentOn(run.valgrind, pid, job.dumpPrefix) : () => Promise.resolve(undefined),
       },
     );
-  if (!startsLate(run.valgrind)) return start(false);
-  const outcome = await start(true);
-  if (outcome.ok || !outcome.instrumentation) return outcome;
-  run.log(`callgrind: ${outcome.message.split('\n')[0]}; every process from now on runs instrumented from its start (slower)`);
-  return start(false);
+  const attempt = async (late: boolean) => {
+    const outcome = await start(late);
+    if (!outcome.ok && outcome.instrumentation) throw new NotInstrumented(outcome.message.split('\n')[0]);
+    return outcome;
+  };
+  return lateOrFromStart(run.valgrind, attempt, run.log, 'process');
 }
 
 /**

@@ -17,7 +17,7 @@ import type { CountedFigure, HttpBenchmarkConfig, HttpRequestConfig } from '../.
 import { messageOf, UserError } from '../../util/errors.js';
 import { formatDuration, formatPath } from '../../util/format.js';
 import { ServerProcess, runsNode } from '../http/server.js';
-import { callgrindArgs, instrumentOn, startsLate } from './callgrind.js';
+import { callgrindArgs, instrumentOn, lateOrFromStart, NotInstrumented } from './callgrind.js';
 import type { SideCounts } from './schedule.js';
 import { countTask, readDump, type BlockCounter, type BlockSizes, type CountFigures } from './task.js';
 
@@ -121,9 +121,6 @@ export interface ServerCountPlan {
   log?: (line: string) => void;
 }
 
-/** Callgrind's instrumentation could not be turned on in a server started late. */
-class NotInstrumented extends Error {}
-
 /**
  * Instructions per request (CountFigures per cycle divided by the cycle's requests) of one revision under one seed.
  * The server starts with callgrind's instrumentation off (callgrindArgs' `late`: node's start and the project's
@@ -131,15 +128,8 @@ class NotInstrumented extends Error {}
  * valgrind's vgdb cannot do that here, it is started again with callgrind on from its start (the same counts,
  * slower), and so is every server after it in this run.
  */
-export async function countServer(plan: ServerCountPlan): Promise<CountFigures> {
-  if (!startsLate(plan.valgrind)) return countServerOnce(plan, false);
-  try {
-    return await countServerOnce(plan, true);
-  } catch (error) {
-    if (!(error instanceof NotInstrumented)) throw error;
-    plan.log?.(`callgrind: ${error.message}; every server from now on runs instrumented from its start (slower)`);
-    return countServerOnce(plan, false);
-  }
+export function countServer(plan: ServerCountPlan): Promise<CountFigures> {
+  return lateOrFromStart(plan.valgrind, (late) => countServerOnce(plan, late), plan.log, 'server');
 }
 
 async function countServerOnce(plan: ServerCountPlan, late: boolean): Promise<CountFigures> {
