@@ -89849,15 +89849,27 @@ function instrumentOn(valgrind, pid, dumpPrefix) {
       { timeout: VGDB_TIMEOUT_MS, encoding: "utf8", env },
       (error2, _stdout, stderr) => {
         const problem = error2 || Date.now() - started >= VGDB_TIMEOUT_MS ? `${vgdb} could not turn callgrind's instrumentation on in pid ${pid}: ${(stderr || error2?.message || `no answer within ${VGDB_TIMEOUT_MS / 1e3}s`).trim().slice(0, 500)}` : void 0;
-        if (problem) refused.set(valgrind, problem);
         resolve4(problem);
       }
     )
   );
 }
 var VGDB_TIMEOUT_MS = 15e3;
-var refused = /* @__PURE__ */ new Map();
+var refused = /* @__PURE__ */ new Set();
 var startsLate = (valgrind) => !refused.has(valgrind);
+var NotInstrumented = class extends Error {
+};
+async function lateOrFromStart(valgrind, attempt, log2, what) {
+  if (!startsLate(valgrind)) return attempt(false);
+  try {
+    return await attempt(true);
+  } catch (error2) {
+    if (!(error2 instanceof NotInstrumented)) throw error2;
+    if (startsLate(valgrind)) log2?.(`callgrind: ${error2.message}; every ${what} from now on runs instrumented from its start (slower)`);
+    refused.add(valgrind);
+    return attempt(false);
+  }
+}
 var vgdbPrefix = (dumpPrefix) => `${dumpPrefix}.vgdb`;
 var NAMES2 = ["LOGNAME", "USER", "HOST", "HOSTNAME"];
 var withoutNames = (env) => Object.fromEntries(Object.entries(env).filter(([name2]) => !NAMES2.includes(name2)));
@@ -89964,11 +89976,12 @@ async function runCounted(job, run) {
       instrument: late ? (pid) => instrumentOn(run.valgrind, pid, job.dumpPrefix) : () => Promise.resolve(void 0)
     }
   );
-  if (!startsLate(run.valgrind)) return start(false);
-  const outcome = await start(true);
-  if (outcome.ok || !outcome.instrumentation) return outcome;
-  run.log(`callgrind: ${outcome.message.split("\n")[0]}; every process from now on runs instrumented from its start (slower)`);
-  return start(false);
+  const attempt = async (late) => {
+    const outcome = await start(late);
+    if (!outcome.ok && outcome.instrumentation) throw new NotInstrumented(outcome.message.split("\n")[0]);
+    return outcome;
+  };
+  return lateOrFromStart(run.valgrind, attempt, run.log, "process");
 }
 function collect(jobs, results) {
   const ids = /* @__PURE__ */ new Map();
@@ -96966,17 +96979,8 @@ function npmScript(start, root) {
 function shellWord(word) {
   return /^[\w./=,:@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
-var NotInstrumented = class extends Error {
-};
-async function countServer(plan) {
-  if (!startsLate(plan.valgrind)) return countServerOnce(plan, false);
-  try {
-    return await countServerOnce(plan, true);
-  } catch (error2) {
-    if (!(error2 instanceof NotInstrumented)) throw error2;
-    plan.log?.(`callgrind: ${error2.message}; every server from now on runs instrumented from its start (slower)`);
-    return countServerOnce(plan, false);
-  }
+function countServer(plan) {
+  return lateOrFromStart(plan.valgrind, (late) => countServerOnce(plan, late), plan.log, "server");
 }
 async function countServerOnce(plan, late) {
   const { benchmark, revision } = plan;
