@@ -3357,18 +3357,26 @@ async function fatal(message) {
   process.exit(1);
 }
 function prepare(job) {
+  jobSides = job.sides;
   const files = job.sides.flatMap((side) => side.files);
   installCapture(files.some((file) => /\.[cm]?tsx?$/.test(file)));
 }
 var doing = () => current.startsWith("loading") ? current : `running '${current}'`;
-process.on(
-  "uncaughtException",
-  (error) => void (harnessCapture().lateError(error) || fatal(`uncaught exception while ${doing()}: ${describeThrown(error)}`))
-);
-process.on(
-  "unhandledRejection",
-  (error) => void (harnessCapture().lateError(error) || fatal(`unhandled rejection while ${doing()}: ${describeThrown(error)}`))
-);
+var jobSides = [];
+function thrownOutside(kind, error) {
+  const runningFile = current.startsWith("loading ") ? current.slice("loading ".length).replace(/ \((base|head)\)$/, "") : current.split(ID_SEPARATOR)[0];
+  for (const side of jobSides) {
+    const text = describeThrown(error, side.root);
+    const frame = text.split("\n")[1];
+    if (frame === void 0) continue;
+    const from = side.files.find((file) => frame.includes(`(${file}:`) || frame.includes(`at ${file}:`));
+    const elsewhere = from !== void 0 && from !== runningFile ? `, from ${from} (a timer or callback it left running)` : "";
+    return `${kind} while ${doing()}${elsewhere}: ${text}`;
+  }
+  return `${kind} while ${doing()}: ${describeThrown(error)}`;
+}
+process.on("uncaughtException", (error) => void (harnessCapture().lateError(error) || fatal(thrownOutside("uncaught exception", error))));
+process.on("unhandledRejection", (error) => void (harnessCapture().lateError(error) || fatal(thrownOutside("unhandled rejection", error))));
 process.once("disconnect", () => process.exit(1));
 process.once("message", (job) => {
   prepare(job);

@@ -224,6 +224,41 @@ await bench.run()`,
       /^bench\/b\.mjs: while it loaded, bench\/a\.mjs threw \(set aside; a timer or callback of that file, not this one's code\): Error: a late timer of a$/,
     );
   });
+
+  it('names the file whose timer crashed the process while another file ran, with its line', async () => {
+    // Outside loading nothing is set aside: the process ends, and its message names where the throw came from.
+    const root = project({
+      'bench/a.mjs': `export default { 'a task': () => 1 }
+const timer = setInterval(function lateTimer() {
+  if (!globalThis.bRunning) return
+  clearInterval(timer)
+  throw new Error('a late timer of a')
+}, 1)`,
+      // Async: the event loop turns while it is measured, so timers fire then.
+      'bench/b.mjs': `export default { 'b task': async () => { globalThis.bRunning = true; await new Promise((r) => setTimeout(r, 1)) } }`,
+    });
+    const { fatal } = await runner(root, ['bench/a.mjs', 'bench/b.mjs'], true);
+    // (the frame's own name differs between Node versions: `Timeout.lateTimer [as _onTimeout]` on 20)
+    expect(fatal).toMatch(
+      /^uncaught exception while running 'bench\/b\.mjs > b task', from bench\/a\.mjs \(a timer or callback it left running\): Error: a late timer of a\n    at .*lateTimer.* \(bench\/a\.mjs:5:9\)$/,
+    );
+  });
+
+  it('names no other file when the file running threw it', async () => {
+    const root = project({
+      'bench/a.mjs': `export default { 'a task': () => 1 }`,
+      'bench/b.mjs': `export default {
+  'b task': async () => {
+    globalThis.timer ??= setTimeout(function ownTimer() { throw new Error('its own timer') }, 1)
+    await new Promise((r) => setTimeout(r, 1))
+  },
+}`,
+    });
+    const { fatal } = await runner(root, ['bench/a.mjs', 'bench/b.mjs'], true);
+    expect(fatal).toMatch(
+      /^uncaught exception while running 'bench\/b\.mjs > b task': Error: its own timer\n    at Timeout\.ownTimer .*\(bench\/b\.mjs:3:\d+\)$/,
+    );
+  });
 });
 
 describe('tinybench', () => {

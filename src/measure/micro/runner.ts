@@ -351,20 +351,36 @@ async function fatal(message: string): Promise<never> {
 
 /** Before any bench file: the module hooks and the capture (capture-setup.ts). */
 function prepare(job: MicroJob | ProfileJob | LoadJob | CountJob): void {
+  jobSides = job.sides;
   const files = job.sides.flatMap((side) => side.files);
   installCapture(files.some((file) => /\.[cm]?tsx?$/.test(file)));
 }
 
 const doing = () => (current.startsWith('loading') ? current : `running '${current}'`);
+/** The job's sides (prepare): where a crash came from is read against their files. */
+let jobSides: SideJob[] = [];
+
+/**
+ * What a bench file threw outside any call of ours, with the first line of a bench file's own code in its stack; where
+ * that is another file than the one loading or running (a timer or callback it left behind), that file is named.
+ */
+function thrownOutside(kind: string, error: unknown): string {
+  const runningFile = current.startsWith('loading ')
+    ? current.slice('loading '.length).replace(/ \((base|head)\)$/, '')
+    : current.split(ID_SEPARATOR)[0];
+  for (const side of jobSides) {
+    const text = describeThrown(error, side.root);
+    const frame = text.split('\n')[1];
+    if (frame === undefined) continue;
+    const from = side.files.find((file) => frame.includes(`(${file}:`) || frame.includes(`at ${file}:`));
+    const elsewhere = from !== undefined && from !== runningFile ? `, from ${from} (a timer or callback it left running)` : '';
+    return `${kind} while ${doing()}${elsewhere}: ${text}`;
+  }
+  return `${kind} while ${doing()}: ${describeThrown(error)}`;
+}
 // While a self-running script loads, what it throws after run() (printing results it never got) is set aside.
-process.on(
-  'uncaughtException',
-  (error) => void (harnessCapture().lateError(error) || fatal(`uncaught exception while ${doing()}: ${describeThrown(error)}`)),
-);
-process.on(
-  'unhandledRejection',
-  (error) => void (harnessCapture().lateError(error) || fatal(`unhandled rejection while ${doing()}: ${describeThrown(error)}`)),
-);
+process.on('uncaughtException', (error) => void (harnessCapture().lateError(error) || fatal(thrownOutside('uncaught exception', error))));
+process.on('unhandledRejection', (error) => void (harnessCapture().lateError(error) || fatal(thrownOutside('unhandled rejection', error))));
 // benchgate is gone (killed with SIGKILL, so it could not stop us): nobody will read a result, so leave.
 process.once('disconnect', () => process.exit(1));
 process.once('message', (job: MicroJob | ProfileJob | LoadJob | CountJob) => {
