@@ -240,7 +240,7 @@ const timer = setInterval(function lateTimer() {
     const { fatal } = await runner(root, ['bench/a.mjs', 'bench/b.mjs'], true);
     // (the frame's own name differs between Node versions: `Timeout.lateTimer [as _onTimeout]` on 20)
     expect(fatal).toMatch(
-      /^uncaught exception while running 'bench\/b\.mjs > b task', from bench\/a\.mjs \(a timer or callback it left running\): Error: a late timer of a\n    at .*lateTimer.* \(bench\/a\.mjs:5:9\)$/,
+      /^uncaught exception while running 'bench\/b\.mjs > b task', from bench\/a\.mjs \(a timer or callback it left running\): Error: a late timer of a\n {4}at .*lateTimer.* \(bench\/a\.mjs:5:9\)$/,
     );
   });
 
@@ -256,7 +256,7 @@ const timer = setInterval(function lateTimer() {
     });
     const { fatal } = await runner(root, ['bench/a.mjs', 'bench/b.mjs'], true);
     expect(fatal).toMatch(
-      /^uncaught exception while running 'bench\/b\.mjs > b task': Error: its own timer\n    at Timeout\.ownTimer .*\(bench\/b\.mjs:3:\d+\)$/,
+      /^uncaught exception while running 'bench\/b\.mjs > b task': Error: its own timer\n {4}at Timeout\.ownTimer .*\(bench\/b\.mjs:3:\d+\)$/,
     );
   });
 });
