@@ -89849,6 +89849,7 @@ function instrumentOn(valgrind, pid, dumpPrefix) {
       { timeout: VGDB_TIMEOUT_MS, encoding: "utf8", env },
       (error2, _stdout, stderr) => {
         const problem = error2 || Date.now() - started >= VGDB_TIMEOUT_MS ? `${vgdb} could not turn callgrind's instrumentation on in pid ${pid}: ${(stderr || error2?.message || `no answer within ${VGDB_TIMEOUT_MS / 1e3}s`).trim().slice(0, 500)}` : void 0;
+        if (problem) refused.add(valgrind);
         resolve4(problem);
       }
     )
@@ -89857,6 +89858,7 @@ function instrumentOn(valgrind, pid, dumpPrefix) {
 var VGDB_TIMEOUT_MS = 15e3;
 var refused = /* @__PURE__ */ new Set();
 var startsLate = (valgrind) => !refused.has(valgrind);
+var told = /* @__PURE__ */ new Set();
 var NotInstrumented = class extends Error {
 };
 async function lateOrFromStart(valgrind, attempt, log2, what) {
@@ -89865,8 +89867,9 @@ async function lateOrFromStart(valgrind, attempt, log2, what) {
     return await attempt(true);
   } catch (error2) {
     if (!(error2 instanceof NotInstrumented)) throw error2;
-    if (startsLate(valgrind)) log2?.(`callgrind: ${error2.message}; every ${what} from now on runs instrumented from its start (slower)`);
     refused.add(valgrind);
+    if (!told.has(valgrind)) log2?.(`callgrind: ${error2.message}; every ${what} from now on runs instrumented from its start (slower)`);
+    told.add(valgrind);
     return attempt(false);
   }
 }

@@ -80565,6 +80565,7 @@ function instrumentOn(valgrind, pid, dumpPrefix) {
       { timeout: VGDB_TIMEOUT_MS, encoding: "utf8", env },
       (error, _stdout, stderr) => {
         const problem = error || Date.now() - started >= VGDB_TIMEOUT_MS ? `${vgdb} could not turn callgrind's instrumentation on in pid ${pid}: ${(stderr || error?.message || `no answer within ${VGDB_TIMEOUT_MS / 1e3}s`).trim().slice(0, 500)}` : void 0;
+        if (problem) refused.add(valgrind);
         resolve3(problem);
       }
     )
@@ -80573,6 +80574,7 @@ function instrumentOn(valgrind, pid, dumpPrefix) {
 var VGDB_TIMEOUT_MS = 15e3;
 var refused = /* @__PURE__ */ new Set();
 var startsLate = (valgrind) => !refused.has(valgrind);
+var told = /* @__PURE__ */ new Set();
 var NotInstrumented = class extends Error {
 };
 async function lateOrFromStart(valgrind, attempt, log2, what) {
@@ -80581,8 +80583,9 @@ async function lateOrFromStart(valgrind, attempt, log2, what) {
     return await attempt(true);
   } catch (error) {
     if (!(error instanceof NotInstrumented)) throw error;
-    if (startsLate(valgrind)) log2?.(`callgrind: ${error.message}; every ${what} from now on runs instrumented from its start (slower)`);
     refused.add(valgrind);
+    if (!told.has(valgrind)) log2?.(`callgrind: ${error.message}; every ${what} from now on runs instrumented from its start (slower)`);
+    told.add(valgrind);
     return attempt(false);
   }
 }

@@ -4,7 +4,7 @@ import { createRequire as __benchgateRequire } from 'node:module'; const require
 import { readFileSync as readFileSync4, readSync as readSync2, rmSync as rmSync2, statSync, writeFileSync } from "node:fs";
 import { findSourceMap } from "node:module";
 import path6 from "node:path";
-import { fileURLToPath as fileURLToPath3 } from "node:url";
+import { fileURLToPath as fileURLToPath3, pathToFileURL as pathToFileURL3 } from "node:url";
 
 // src/measure/profiler.ts
 import { Session } from "node:inspector";
@@ -3364,16 +3364,22 @@ function prepare(job) {
 var doing = () => current.startsWith("loading") ? current : `running '${current}'`;
 var jobSides = [];
 function thrownOutside(kind, error) {
-  const runningFile = current.startsWith("loading ") ? current.slice("loading ".length).replace(/ \((base|head)\)$/, "") : current.split(ID_SEPARATOR)[0];
-  for (const side of jobSides) {
-    const text = describeThrown(error, side.root);
-    const frame = text.split("\n")[1];
-    if (frame === void 0) continue;
-    const from = side.files.find((file) => frame.includes(`(${file}:`) || frame.includes(`at ${file}:`));
-    const elsewhere = from !== void 0 && from !== runningFile ? `, from ${from} (a timer or callback it left running)` : "";
-    return `${kind} while ${doing()}${elsewhere}: ${text}`;
-  }
-  return `${kind} while ${doing()}: ${describeThrown(error)}`;
+  const frames = error instanceof Error && error.stack ? error.stack.split("\n").filter((line) => line.trimStart().startsWith("at ")) : [];
+  const benchFileOf = (frame) => {
+    for (const side of jobSides)
+      for (const file of side.files) {
+        const at = path6.join(side.root, file);
+        const url = pathToFileURL3(at).href;
+        if (frame.includes(`${at}:`) || frame.includes(`${url}:`) || frame.includes(`${url}?`)) return { side, file };
+      }
+    return void 0;
+  };
+  const from = frames.map(benchFileOf).find((hit) => hit !== void 0);
+  const running = jobSides.flatMap((side) => side.files).find((file) => current.startsWith(`loading ${file} (`) || current.startsWith(`${file}${ID_SEPARATOR}`));
+  const elsewhere = from && from.file !== running ? `, from ${from.file} (a timer or callback it left running)` : "";
+  const roots = from ? [from.side.root] : jobSides.map((side) => side.root);
+  const text = roots.map((root) => describeThrown(error, root)).find((shown) => /\n {4}at [^\n]*$/.test(shown)) ?? describeThrown(error);
+  return `${kind} while ${doing()}${elsewhere}: ${text}`;
 }
 process.on("uncaughtException", (error) => void (harnessCapture().lateError(error) || fatal(thrownOutside("uncaught exception", error))));
 process.on("unhandledRejection", (error) => void (harnessCapture().lateError(error) || fatal(thrownOutside("unhandled rejection", error))));

@@ -244,6 +244,24 @@ const timer = setInterval(function lateTimer() {
     );
   });
 
+  it("names the bench file whose timer called the project's code that threw, shown where it threw", async () => {
+    const root = project({
+      'lib/boom.mjs': `export function boom() {\n  throw new Error('thrown in the project')\n}\n`,
+      'bench/a.mjs': `import { boom } from '../lib/boom.mjs'
+export default { 'a task': () => 1 }
+const timer = setInterval(function lateTimer() {
+  if (!globalThis.bRunning) return
+  clearInterval(timer)
+  boom()
+}, 1)`,
+      'bench/b.mjs': `export default { 'b task': async () => { globalThis.bRunning = true; await new Promise((r) => setTimeout(r, 1)) } }`,
+    });
+    const { fatal } = await runner(root, ['bench/a.mjs', 'bench/b.mjs'], true);
+    expect(fatal).toMatch(
+      /^uncaught exception while running 'bench\/b\.mjs > b task', from bench\/a\.mjs \(a timer or callback it left running\): Error: thrown in the project\n {4}at boom \(lib\/boom\.mjs:2:9\)$/,
+    );
+  });
+
   it('names no other file when the file running threw it', async () => {
     const root = project({
       'bench/a.mjs': `export default { 'a task': () => 1 }`,
@@ -256,7 +274,7 @@ const timer = setInterval(function lateTimer() {
     });
     const { fatal } = await runner(root, ['bench/a.mjs', 'bench/b.mjs'], true);
     expect(fatal).toMatch(
-      /^uncaught exception while running 'bench\/b\.mjs > b task': Error: its own timer\n {4}at Timeout\.ownTimer .*\(bench\/b\.mjs:3:\d+\)$/,
+      /^uncaught exception while running 'bench\/b\.mjs > b task': Error: its own timer\n {4}at .*ownTimer.* \(bench\/b\.mjs:3:\d+\)$/,
     );
   });
 });

@@ -96,6 +96,8 @@ export function instrumentOn(valgrind: string, pid: number, dumpPrefix: string):
             ? `${vgdb} could not turn callgrind's instrumentation on in pid ${pid}: ` +
               `${(stderr || error?.message || `no answer within ${VGDB_TIMEOUT_MS / 1000}s`).trim().slice(0, 500)}`
             : undefined;
+        // Remembered at once: a process another worker starts meanwhile starts instrumented (lateOrFromStart).
+        if (problem) refused.add(valgrind);
         resolve(problem);
       },
     ),
@@ -107,6 +109,8 @@ const VGDB_TIMEOUT_MS = 15_000;
 const refused = new Set<string>();
 /** Whether processes under this valgrind start late: not once its vgdb failed in this run. */
 const startsLate = (valgrind: string) => !refused.has(valgrind);
+/** The valgrinds whose refusal the log has told. */
+const told = new Set<string>();
 
 /** Callgrind's instrumentation could not be turned on in a process started late: why (instrumentOn's answer). */
 export class NotInstrumented extends Error {}
@@ -128,9 +132,10 @@ export async function lateOrFromStart<T>(
     return await attempt(true);
   } catch (error) {
     if (!(error instanceof NotInstrumented)) throw error;
-    // Said once: processes started late side by side may all have been refused.
-    if (startsLate(valgrind)) log?.(`callgrind: ${error.message}; every ${what} from now on runs instrumented from its start (slower)`);
     refused.add(valgrind);
+    // Said once: processes started late side by side may all have been refused.
+    if (!told.has(valgrind)) log?.(`callgrind: ${error.message}; every ${what} from now on runs instrumented from its start (slower)`);
+    told.add(valgrind);
     return attempt(false);
   }
 }

@@ -7,7 +7,7 @@
 import { readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { findSourceMap } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { splitProfile, startProfiler, type CpuProfile, type RunningProfiler } from '../profiler.js';
 import type { RevisionLabel } from '../../checkout/revisions.js';
 import { describeThrown, LocalSide, measureTask, runTaskFor, withoutGraph, type Heartbeat, type Side, type SideTask } from './alternate.js';
@@ -361,22 +361,30 @@ const doing = () => (current.startsWith('loading') ? current : `running '${curre
 let jobSides: SideJob[] = [];
 
 /**
- * What a bench file threw outside any call of ours, with the first line of a bench file's own code in its stack; where
- * that is another file than the one loading or running (a timer or callback it left behind), that file is named.
+ * What a bench file threw outside any call of ours, shown at the first line of the project's code in its stack; where
+ * the first bench file in that stack is another than the one loading or running (a timer or callback it left behind,
+ * which may have called the project's code that threw), that file is named.
  */
 function thrownOutside(kind: string, error: unknown): string {
-  const runningFile = current.startsWith('loading ')
-    ? current.slice('loading '.length).replace(/ \((base|head)\)$/, '')
-    : current.split(ID_SEPARATOR)[0];
-  for (const side of jobSides) {
-    const text = describeThrown(error, side.root);
-    const frame = text.split('\n')[1];
-    if (frame === undefined) continue;
-    const from = side.files.find((file) => frame.includes(`(${file}:`) || frame.includes(`at ${file}:`));
-    const elsewhere = from !== undefined && from !== runningFile ? `, from ${from} (a timer or callback it left running)` : '';
-    return `${kind} while ${doing()}${elsewhere}: ${text}`;
-  }
-  return `${kind} while ${doing()}: ${describeThrown(error)}`;
+  const frames = error instanceof Error && error.stack ? error.stack.split('\n').filter((line) => line.trimStart().startsWith('at ')) : [];
+  const benchFileOf = (frame: string) => {
+    for (const side of jobSides)
+      for (const file of side.files) {
+        const at = path.join(side.root, file);
+        const url = pathToFileURL(at).href;
+        if (frame.includes(`${at}:`) || frame.includes(`${url}:`) || frame.includes(`${url}?`)) return { side, file };
+      }
+    return undefined;
+  };
+  const from = frames.map(benchFileOf).find((hit) => hit !== undefined);
+  const running = jobSides
+    .flatMap((side) => side.files)
+    .find((file) => current.startsWith(`loading ${file} (`) || current.startsWith(`${file}${ID_SEPARATOR}`));
+  const elsewhere = from && from.file !== running ? `, from ${from.file} (a timer or callback it left running)` : '';
+  // describeThrown ends its text with the frame it found, if any: the root whose frame it is.
+  const roots = from ? [from.side.root] : jobSides.map((side) => side.root);
+  const text = roots.map((root) => describeThrown(error, root)).find((shown) => /\n {4}at [^\n]*$/.test(shown)) ?? describeThrown(error);
+  return `${kind} while ${doing()}${elsewhere}: ${text}`;
 }
 // While a self-running script loads, what it throws after run() (printing results it never got) is set aside.
 process.on('uncaughtException', (error) => void (harnessCapture().lateError(error) || fatal(thrownOutside('uncaught exception', error))));
