@@ -99783,7 +99783,9 @@ function microProcesses(run, files) {
 import { readFileSync as readFileSync14 } from "node:fs";
 import path22 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
-var REFUSED = /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
+var REFUSED = new RegExp(
+  "^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)"
+);
 function authorFlags(root, file) {
   let scripts;
   try {
@@ -105813,12 +105815,11 @@ function trendMarkdown(trend, options = {}) {
   const body = charts.length ? [trendIntroMarkdown(trend), md``, ...chartsMarkdown(charts), ...rest, folded(md`The trend as text`, text2)] : [text2];
   return joinMarkup([md`### Main's trend since ${trend.anchor.label}`, md``, ...body, md``]);
 }
+var OLDER_LEFT_OUT = md`the older ones are left out of the chart, never out of its title's figures.`;
 function chartsMarkdown(charts) {
   return charts.flatMap((chart) => [
     fenced(mermaidLines(chart), "mermaid"),
-    ...chart.shown < chart.pushes ? [
-      md`<sub>The newest ${chart.shown} of ${chart.pushes} pushes since ${chart.since}: the older ones are left out of the chart, never out of its title's figures.</sub>`
-    ] : [],
+    ...chart.shown < chart.pushes ? [md`<sub>The newest ${chart.shown} of ${chart.pushes} pushes since ${chart.since}: ${OLDER_LEFT_OUT}</sub>`] : [],
     md``
   ]);
 }

@@ -226,7 +226,9 @@ async function comment(report: Report, markdown: string, settings: ActionSetting
     core.info(`PR comment: ${outcome}`);
     return undefined;
   } catch (error) {
-    const problem = `benchgate could not comment on pull request #${settings.pullRequest.number}: ${whyNoComment(error)} The verdict stands as reported here and in the report files.`;
+    const problem =
+      `benchgate could not comment on pull request #${settings.pullRequest.number}: ` +
+      `${whyNoComment(error)} The verdict stands as reported here and in the report files.`;
     core.warning(problem);
     return problem;
   }
@@ -243,7 +245,11 @@ export function whyNoComment(error: unknown): string {
     return `GitHub's API rate limit was reached${at}, and waiting longer would hold the job: HTTP ${status}, ${message}.`;
   }
   if (status === 403 || status === 404)
-    return `HTTP ${status}: the token may not write comments here. On a pull request from a fork the token is read-only: to get the comment, use the two-workflow pattern (benchgate's docs/security.md, "Pull requests from forks"); otherwise give the job permissions: pull-requests: write.`;
+    return (
+      `HTTP ${status}: the token may not write comments here. On a pull request from a fork the ` +
+      `token is read-only: to get the comment, use the two-workflow pattern (benchgate's docs/security.md, ` +
+      `"Pull requests from forks"); otherwise give the job permissions: pull-requests: write.`
+    );
   if (status !== undefined) return `GitHub answered HTTP ${status} (${message}), also after retries.`;
   return `the request failed (${message}), also after retries.`;
 }
@@ -343,7 +349,8 @@ async function pullRequestOfRun(
   const run = event.workflow_run;
   if (settings.eventName !== 'workflow_run' || !run)
     throw new UserError(
-      `mode: ${settings.mode} finds its pull request from a workflow_run event (benchgate's docs/security.md, "Pull requests from forks"), not from '${settings.eventName}': refusing to comment.`,
+      `mode: ${settings.mode} finds its pull request from a workflow_run event (benchgate's ` +
+        `docs/security.md, "Pull requests from forks"), not from '${settings.eventName}': refusing to comment.`,
     );
   if (run.event !== 'pull_request')
     throw new UserError(
@@ -366,7 +373,8 @@ async function pullRequestOfRun(
   const open = (await deps.pullRequestApi(settings).openPullRequests(`${owner}:${branch}`)).filter((pr) => pr.head.sha === headSha);
   if (open.length !== 1) {
     throw new UserError(
-      `${open.length === 0 ? 'No' : open.length} open pull request(s) of ${settings.repository.owner}/${settings.repository.repo} have the head ${owner}:${branch} at ${headSha}: refusing to comment.`,
+      `${open.length === 0 ? 'No' : open.length} open pull request(s) of ${settings.repository.owner}/${settings.repository.repo} ` +
+        `have the head ${owner}:${branch} at ${headSha}: refusing to comment.`,
     );
   }
   return { number: open[0]!.number, headSha };

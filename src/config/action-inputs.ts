@@ -94,7 +94,13 @@ export const UNTRUSTED_EVENTS: Readonly<Record<string, string>> = {
 
 /** Why gate mode is refused under `event`, and what to do instead. */
 export function untrustedEventRefusal(event: string): string {
-  return `benchgate refuses to run in gate mode under ${event}: that event ${UNTRUSTED_EVENTS[event]}, and benchgate would install and execute the pull request's code (its install script, bench files and server). A malicious pull request could then steal the token or the secrets. Use the pull_request event (and, for comments on pull requests from forks, mode: comment under workflow_run: the two-workflow pattern in benchgate's docs/security.md), or set allow-untrusted-event: true if every pull request to this repository is trusted.`;
+  return (
+    `benchgate refuses to run in gate mode under ${event}: that event ${UNTRUSTED_EVENTS[event]}, and benchgate ` +
+    `would install and execute the pull request's code (its install script, bench files and server). A malicious ` +
+    `pull request could then steal the token or the secrets. Use the pull_request event (and, for comments ` +
+    `on pull requests from forks, mode: comment under workflow_run: the two-workflow pattern in benchgate's ` +
+    `docs/security.md), or set allow-untrusted-event: true if every pull request to this repository is trusted.`
+  );
 }
 
 export interface ActionEnvironment {
@@ -124,7 +130,8 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
   const mode = oneOf(input, 'mode', ['gate', 'comment', 'merge', 'drift'], 'gate') as ActionMode;
   if (mode === 'drift' && !HISTORY_EVENTS.includes(env.eventName))
     throw new UserError(
-      `mode: drift runs on push, schedule or workflow_dispatch (the default branch's own code), not under ${env.eventName || 'this event'}: a pull request's drift is its own gate's comparison.`,
+      `mode: drift runs on push, schedule or workflow_dispatch (the default branch's own code), not ` +
+        `under ${env.eventName || 'this event'}: a pull request's drift is its own gate's comparison.`,
     );
   const allowUntrustedEvent =
     booleanInput(input, 'allow-untrusted-event', false) ||
@@ -139,7 +146,8 @@ export function parseActionInputs(input: (name: string) => string, env: ActionEn
   const config = input('config') || undefined;
   if (mode === 'gate' && !base) {
     throw new UserError(
-      `Input 'base' is required under ${env.eventName || 'this event'}: the event names no revision to compare against. Set it, e.g. base: main (or a release tag).`,
+      `Input 'base' is required under ${env.eventName || 'this event'}: the event ` +
+        `names no revision to compare against. Set it, e.g. base: main (or a release tag).`,
     );
   }
   return Object.freeze({
@@ -336,7 +344,8 @@ function envNames(text: string): string[] {
       throw new UserError(`Input 'env' must list variable names (letters, digits, _), but got '${name}'.`);
     if (neverPassed(name))
       throw new UserError(
-        `Input 'env' lists '${name}': the job files, the action's inputs, the runner's ACTIONS_* credentials and GITHUB_TOKEN never reach the pull request's code.`,
+        `Input 'env' lists '${name}': the job files, the action's inputs, the runner's ` +
+          `ACTIONS_* credentials and GITHUB_TOKEN never reach the pull request's code.`,
       );
   }
   return names;

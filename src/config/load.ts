@@ -136,7 +136,9 @@ function checkEnvNames(raw: RawConfig, shown: string): void {
   const refused = (raw.env ?? []).filter((name) => looksLikeCredential(name) || neverPassed(name));
   if (refused.length)
     throw new UserError(
-      `${shown}: env: ${refused.map((name) => `'${name}'`).join(', ')} look${refused.length === 1 ? 's' : ''} like a credential or one of the runner's own files, and a pull request can edit this file: list such a variable in the action's env input (the workflow's, which the pull request's code cannot change), or rename it.`,
+      `${shown}: env: ${refused.map((name) => `'${name}'`).join(', ')} look${refused.length === 1 ? 's' : ''} ` +
+        `like a credential or one of the runner's own files, and a pull request can edit this file: list such a variable ` +
+        `in the action's env input (the workflow's, which the pull request's code cannot change), or rename it.`,
     );
 }
 
@@ -250,7 +252,10 @@ function describe(error: ErrorObject, doc: Document, lines: LineCounter, file: s
     const guess = known.length ? closest(key, known) : undefined;
     const hint = guess && distance(key, guess) <= Math.max(2, Math.floor(key.length / 3)) ? ` (did you mean '${guess}'?)` : '';
     const where = fieldName([...segments, key]);
-    return `${file}:${position(doc, lines, segments, key)}: unknown key '${where}'${hint}. Known keys${segments.length ? ` of ${fieldName(segments)}` : ''}: ${known.join(', ')}.`;
+    return (
+      `${file}:${position(doc, lines, segments, key)}: unknown key '${where}'${hint}. Known ` +
+      `keys${segments.length ? ` of ${fieldName(segments)}` : ''}: ${known.join(', ')}.`
+    );
   }
   const at = `${file}:${position(doc, lines, segments)}`;
   if (error.keyword === 'required') {

@@ -17,7 +17,8 @@ export async function measureHttpStage(run: RunContext, micro: Measurement | und
   const mode: HttpMode = config.httpMode === 'duet' && pinning?.sharedCpu === undefined ? 'live' : config.httpMode;
   if (mode !== config.httpMode)
     options.log(
-      `http-mode duet needs the servers pinned to one core of their own (http-pin: true, taskset, 2+ cores): ${config.httpPin ? 'pinning is not available here' : 'http-pin is false'}, so the load tests alternate (live)`,
+      `http-mode duet needs the servers pinned to one core of their own (http-pin: true, taskset, 2+ cores): ` +
+        `${config.httpPin ? 'pinning is not available here' : 'http-pin is false'}, so the load tests alternate (live)`,
     );
   options.log(`http load tests: ${config.http.map((b) => b.name).join(', ')} (${mode} servers${pinning ? ', pinned' : ''})`);
   // Hardware instruction counts where the machine has them (reported beside CPU per request, not gated).

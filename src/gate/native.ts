@@ -23,7 +23,9 @@ export async function nativeStage(
     const compared = judged.filter((b) => b.kind === 'micro' && b.file).map((b) => b.file!);
     const targets = nativeTargets(compared, tree, files, inventory);
     options.log(
-      `native check: ${targets.length} bench file(s), each run as its author runs it${options.nativeCheck!.runs ? `, ${options.nativeCheck!.runs} times per revision` : ''}, at most ${formatDuration(runTimeoutMs)} a run`,
+      `native check: ${targets.length} bench file(s), each run as its author ` +
+        `runs it${options.nativeCheck!.runs ? `, ${options.nativeCheck!.runs} times per revision` : ''}, ` +
+        `at most ${formatDuration(runTimeoutMs)} a run`,
     );
     const results = await runNativeCheck(targets, {
       observerPath: options.nativeCheck!.observerPath,

@@ -117,7 +117,9 @@ export function warnIfFirstLooksCannotFit(config: Config, first: FirstLookPlan, 
     ...(httpMs ? [`${config.http.length} load test(s), ${formatDuration(httpMs)}`] : []),
   ];
   log(
-    `warning: the first look needs ${first.rounds} rounds of every benchmark, at least ${formatDuration(needs)} of measuring (${parts.join('; ')}), but time-limit is ${formatDuration(config.timeLimitMs)}: what it leaves unmeasured fails the run: ${timeFix(needs, first.files + config.http.length, config.timeLimitMs)}.`,
+    `warning: the first look needs ${first.rounds} rounds of every benchmark, at least ${formatDuration(needs)} ` +
+      `of measuring (${parts.join('; ')}), but time-limit is ${formatDuration(config.timeLimitMs)}: what it ` +
+      `leaves unmeasured fails the run: ${timeFix(needs, first.files + config.http.length, config.timeLimitMs)}.`,
   );
 }
 /**
@@ -138,7 +140,11 @@ export function timeHint(
     paced > planned
       ? `at this run's pace of ${formatDuration(measured.durationMs / measured.rounds)} a round`
       : 'from the configured durations';
-  return `the first look needs ${measured.plannedRounds} rounds, about ${formatDuration(needs)} of measuring (${how}), and time-limit gave ${formatDuration(run.config.timeLimitMs)} (checkout, install and build not counted): ${timeFix(needs, stage === 'micro' ? run.firstLook.files : run.config.http.length, run.config.timeLimitMs)}`;
+  return (
+    `the first look needs ${measured.plannedRounds} rounds, about ${formatDuration(needs)} of measuring (${how}), ` +
+    `and time-limit gave ${formatDuration(run.config.timeLimitMs)} (checkout, install and build not counted): ` +
+    `${timeFix(needs, stage === 'micro' ? run.firstLook.files : run.config.http.length, run.config.timeLimitMs)}`
+  );
 }
 /** More time, or more shards where the suite has the units to split (a shard holds whole bench files and load tests). */
 function timeFix(needs: number, units: number, limitMs: number): string {

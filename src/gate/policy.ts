@@ -28,7 +28,8 @@ export function choosePolicy(
   const config = withOverrides(from === 'base' ? withPolicyOf(own, base) : own, options.overrides);
   if (changes.length)
     options.log(
-      `policy changes at head: ${changes.map((c) => `${c.setting} ${c.base} → ${c.head}`).join(', ')}; ${from === 'base' ? "this run uses base's (they apply once merged)" : 'this run uses them'}`,
+      `policy changes at head: ${changes.map((c) => `${c.setting} ${c.base} → ${c.head}`).join(', ')}; ` +
+        `${from === 'base' ? "this run uses base's (they apply once merged)" : 'this run uses them'}`,
     );
   return { config, policy: changes.length || from === 'base' ? { from, changes } : undefined };
 }

@@ -57,5 +57,9 @@ function spikeNote(conditions: RoundConditions[], spiked: number[]): string {
   const median = [...busy].sort((a, b) => a - b)[Math.floor(busy.length / 2)]!;
   const pct = (x: number) => formatShare(x, 0);
   const which = spiked.length === 1 ? `round ${spiked[0]}` : `rounds ${spiked.slice(0, -1).join(', ')} and ${spiked.at(-1)}`;
-  return `the machine was much busier in ${which} (CPU ${spiked.map((r) => pct(busy[r - 1]!)).join(', ')} against a median of ${pct(median)}): other jobs ran beside benchgate. Their samples still count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`;
+  return (
+    `the machine was much busier in ${which} (CPU ${spiked.map((r) => pct(busy[r - 1]!)).join(', ')} ` +
+    `against a median of ${pct(median)}): other jobs ran beside benchgate. Their samples still ` +
+    `count (the intervals are robust to a few odd rounds), but a surprising verdict is worth a re-run.`
+  );
 }

@@ -27,7 +27,9 @@ export function planShard(
   const assigned = suite.shards[spec.index - 1]!;
   const mine = new Set(assigned);
   options.log(
-    `shard ${spec.index}/${spec.count}: ${assigned.length ? assigned.join(', ') : 'nothing (more shards than bench files and load tests)'}; judged as a family of ${suite.familySize} budgeted figures, the whole suite's`,
+    `shard ${spec.index}/${spec.count}: ` +
+      `${assigned.length ? assigned.join(', ') : 'nothing (more shards than bench files and load tests)'}; judged ` +
+      `as a family of ${suite.familySize} budgeted figures, the whole suite's`,
   );
   const own = files && { base: files.base.filter((f) => mine.has(f)), head: files.head.filter((f) => mine.has(f)) };
   return {

@@ -183,14 +183,18 @@ export async function bisect(options: {
   const whole = await run(last, undefined);
   if (whole.changes.length === 0 && measured.get(last)!.verdict !== 'error')
     throw new UserError(
-      `no benchmark matches the pattern at ${commits[last]!.sha.slice(0, 12)}; its ids: ${idList(measured.get(last)!.benchmarks.map((b) => b.id))} (benchgate list shows them all).`,
+      `no benchmark matches the pattern at ${commits[last]!.sha.slice(0, 12)}; its ids: ` +
+        `${idList(measured.get(last)!.benchmarks.map((b) => b.id))} (benchgate list shows them all).`,
     );
   // A benchmark only bad has (its bench file came after good, as a project's own benchmarks often did) has no change to
   // bisect: every step is judged against good. Said plainly, never "no loss".
   const newAtBad = whole.changes.filter((c) => c.verdict === 'new').map((c) => c.id);
   if (whole.outcome === 'good' && newAtBad.length === whole.changes.length)
     throw new UserError(
-      `no benchmark matching the pattern is at both ${good.slice(0, 12)} and ${commits[last]!.sha.slice(0, 12)}: ${idList(newAtBad)} ${newAtBad.length === 1 ? 'is' : 'are'} new at ${commits[last]!.sha.slice(0, 12)} (the bench file came later). Every step is compared with --good, which must have them: choose a later --good, or keep the bench file outside the history and copy it into each revision from a build step (docs/history.md, bisect).`,
+      `no benchmark matching the pattern is at both ${good.slice(0, 12)} and ${commits[last]!.sha.slice(0, 12)}: ` +
+        `${idList(newAtBad)} ${newAtBad.length === 1 ? 'is' : 'are'} new at ${commits[last]!.sha.slice(0, 12)} (the bench ` +
+        `file came later). Every step is compared with --good, which must have them: choose a later --good, or keep ` +
+        `the bench file outside the history and copy it into each revision from a build step (docs/history.md, bisect).`,
     );
   result.targets = whole.changes.filter((c) => c.verdict === 'regression').map((c) => c.id);
   // After the first compare, each step measures only the targets' bench files and load tests: a step's question is

@@ -71,14 +71,15 @@ export function trendMarkdown(trend: Trend, options: { driftBudget?: number } = 
   return joinMarkup([md`### Main's trend since ${trend.anchor.label}`, md``, ...body, md``]);
 }
 
+/** The end of the note under a chart that leaves older pushes out. */
+const OLDER_LEFT_OUT = md`the older ones are left out of the chart, never out of its title's figures.`;
+
 /** Each chart in a mermaid block, with a note under it when it leaves older pushes out. */
 function chartsMarkdown(charts: readonly TrendChart[]): Markup[] {
   return charts.flatMap((chart) => [
     fenced(mermaidLines(chart), 'mermaid'),
     ...(chart.shown < chart.pushes
-      ? [
-          md`<sub>The newest ${chart.shown} of ${chart.pushes} pushes since ${chart.since}: the older ones are left out of the chart, never out of its title's figures.</sub>`,
-        ]
+      ? [md`<sub>The newest ${chart.shown} of ${chart.pushes} pushes since ${chart.since}: ${OLDER_LEFT_OUT}</sub>`]
       : []),
     md``,
   ]);
@@ -198,7 +199,8 @@ export function driftMarkdown(options: {
 export function bisectText(result: BisectResult): string[] {
   const short = (sha: string) => sha.slice(0, 7);
   const lines = [
-    `bisect: ${result.commits.length} commit(s) after ${short(result.good)} up to ${short(result.bad)}; ${result.compares} compare(s)${result.skipped?.length ? `, ${result.skipped.length} commit(s) skipped as untestable` : ''}`,
+    `bisect: ${result.commits.length} commit(s) after ${short(result.good)} up to ${short(result.bad)}; ${result.compares} ` +
+      `compare(s)${result.skipped?.length ? `, ${result.skipped.length} commit(s) skipped as untestable` : ''}`,
   ];
   for (const step of result.steps) {
     const changes = step.changes
@@ -217,7 +219,9 @@ export function bisectText(result: BisectResult): string[] {
   }
   if (result.undecided?.skipped) {
     lines.push(
-      `undecided: only commits that could not be tested are left between ${short(result.undecided.after)} (good) and ${short(result.undecided.upTo)} (bad): the first bad commit is one of ${[...result.undecided.skipped, result.undecided.upTo].map(short).join(', ')}`,
+      `undecided: only commits that could not be tested are left between ${short(result.undecided.after)} ` +
+        `(good) and ${short(result.undecided.upTo)} (bad): the first bad commit is ` +
+        `one of ${[...result.undecided.skipped, result.undecided.upTo].map(short).join(', ')}`,
     );
     return lines;
   }
@@ -231,7 +235,8 @@ export function bisectText(result: BisectResult): string[] {
   }
   if (result.undecided) {
     lines.push(
-      `undecided: the first bad commit is after ${short(result.undecided.after)} and up to ${short(result.undecided.upTo)}, but a compare stayed inconclusive after more rounds; raise time-limit or max-rounds, or narrow --benchmark`,
+      `undecided: the first bad commit is after ${short(result.undecided.after)} and up to ${short(result.undecided.upTo)}, ` +
+        `but a compare stayed inconclusive after more rounds; raise time-limit or max-rounds, or narrow --benchmark`,
     );
     return lines;
   }
@@ -241,7 +246,8 @@ export function bisectText(result: BisectResult): string[] {
   );
   if (!first.alone) {
     lines.push(
-      `the loss looks spread over several commits: no single step is shown to lose the budget alone (the budget is first broken at ${short(first.commit.sha)} ${first.commit.subject})`,
+      `the loss looks spread over several commits: no single step is shown to lose the budget ` +
+        `alone (the budget is first broken at ${short(first.commit.sha)} ${first.commit.subject})`,
       'largest steps:',
       ...(result.largestSteps ?? []).map((s) => `  ${short(s.from)}..${short(s.to)} ${s.id}: ${formatInterval(s.step)}`),
     );

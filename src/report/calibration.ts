@@ -46,7 +46,8 @@ export function renderCalibration(calibration: Calibration): string {
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const rounds = calibration.benchmarks[0]?.rounds ?? 0;
   const out = [
-    `benchgate calibrate: ${printable(calibration.ref)} @ ${printable(calibration.sha.slice(0, 7))} against itself, ${rounds} rounds in ${formatDuration(calibration.durationMs)}`,
+    `benchgate calibrate: ${printable(calibration.ref)} @ ${printable(calibration.sha.slice(0, 7))} ` +
+      `against itself, ${rounds} rounds in ${formatDuration(calibration.durationMs)}`,
     '',
     line(header),
     ...rows.map(line),

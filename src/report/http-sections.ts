@@ -98,7 +98,8 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
         ? 'a guard: requests/s spread less and gives the verdict; a confirmed regression here still fails'
         : 'gated at the budget';
   const cpuLine = change
-    ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `${role}: ${cpu.verdict}` : 'reported, not gated'})`
+    ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} ` +
+      `(${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `${role}: ${cpu.verdict}` : 'reported, not gated'})`
     : details.cpuNote;
   return {
     title,

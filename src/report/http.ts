@@ -133,7 +133,9 @@ export function httpDetails(samples: BenchmarkSamples, comparison: Comparison): 
         : {
             base: null,
             head: null,
-            note: 'server-side figures need a server started with `node …` (the probe is preloaded through NODE_OPTIONS); this one is not, so the probe was skipped',
+            note:
+              'server-side figures need a server started with `node …` (the probe is ' +
+              'preloaded through NODE_OPTIONS); this one is not, so the probe was skipped',
           },
     moved: base && head ? diagnose(base, head, comparison.change?.estimate) : [],
     ...cpuDetails(samples, comparison),
@@ -170,10 +172,16 @@ function duetDetails(http: NonNullable<BenchmarkSamples['http']>): Pick<HttpDeta
 export function duetLine(duet: HttpDetails['duet']): string | undefined {
   if (!duet || typeof duet !== 'object') return undefined;
   const pct = (x: unknown) => formatShare(x, 0);
-  const line = `duet: both servers loaded at once on one shared CPU, busy ${duet.coreBusy === null ? '(not read)' : pct(duet.coreBusy)} of the measured time (the load generator used ${pct(duet.loadGeneratorBusy)} of a CPU)`;
+  const line =
+    `duet: both servers loaded at once on one shared CPU, busy ${duet.coreBusy === null ? '(not read)' : pct(duet.coreBusy)} ` +
+    `of the measured time (the load generator used ${pct(duet.loadGeneratorBusy)} of a CPU)`;
   if (!(typeof duet.unsaturated === 'number' && duet.unsaturated > 0)) return line;
   const generator = typeof duet.loadGeneratorBusy === 'number' && duet.loadGeneratorBusy >= 0.9;
-  return `${line}; the shared CPU was not saturated in ${formatFixed(duet.unsaturated, 0)} of ${formatFixed(duet.rounds, 0)} rounds: ${generator ? 'the load generator was the bottleneck (its CPU was full)' : 'the servers waited (for requests, timers or I/O) rather than competed for the CPU'}, so requests/s compares what the load allowed, not the servers' cost; CPU per request still compares both at one speed`;
+  return `${line}; the shared CPU was not saturated in ${formatFixed(duet.unsaturated, 0)} of ${formatFixed(duet.rounds, 0)} rounds: ${
+    generator
+      ? 'the load generator was the bottleneck (its CPU was full)'
+      : 'the servers waited (for requests, timers or I/O) rather than competed for the CPU'
+  }, so requests/s compares what the load allowed, not the servers' cost; CPU per request still compares both at one speed`;
 }
 
 function rateDetails(http: NonNullable<BenchmarkSamples['http']>): Pick<HttpDetails, 'rate'> {
@@ -231,7 +239,8 @@ function cpuDetails(samples: BenchmarkSamples, comparison: Comparison): Pick<Htt
     return {
       cpu: null,
       cpuNote:
-        "the servers' CPU per request was not read: it needs Linux's /proc/<pid>/task/<tid>/schedstat and a server process of the load test's own (started with `node …`, or a simple command)",
+        "the servers' CPU per request was not read: it needs Linux's /proc/<pid>/task/<tid>/schedstat " +
+        "and a server process of the load test's own (started with `node …`, or a simple command)",
     };
   const rounds = ratios.map((x) => Math.expm1(x));
   const judged = comparison.cpu;
@@ -282,14 +291,22 @@ function sumTraffic(rounds: HttpRoundFigures[]): TrafficFigures {
 export function rateLine(rate: HttpDetails['rate']): string | undefined {
   if (!rate || typeof rate !== 'object') return undefined;
   const perSec = (x: unknown) => `${formatFixed(x, 0)}/s`;
-  const head = `fixed rate ${formatFixed(rate.asked, 0)} requests/s${rate.auto === true ? " (auto: half the slower server's capacity)" : ''}: reached ${perSec(rate.base?.reached)} at base, ${perSec(rate.head?.reached)} at head`;
+  const head =
+    `fixed rate ${formatFixed(rate.asked, 0)} requests/s${rate.auto === true ? " (auto: half the slower server's capacity)" : ''}: ` +
+    `reached ${perSec(rate.base?.reached)} at base, ${perSec(rate.head?.reached)} at head`;
   const behind = (Array.isArray(rate.behind) ? rate.behind : []).filter((b) => b !== null && typeof b === 'object');
   const lines = behind.map(
     (b) =>
-      `${b.side === 'head' ? 'head' : 'base'}'s ${b.who === 'load generator' ? 'load generator' : 'server'} fell behind in ${formatFixed(b.rounds, 0)} of ${formatFixed(rate.rounds, 0)} rounds`,
+      `${b.side === 'head' ? 'head' : 'base'}'s ${b.who === 'load generator' ? 'load generator' : 'server'} ` +
+      `fell behind in ${formatFixed(b.rounds, 0)} of ${formatFixed(rate.rounds, 0)} rounds`,
   );
   return lines.length
-    ? `${head}; ${lines.join('; ')}${behind.some((b) => b.who === 'load generator') ? ": the load generator could not send at the rate (a busy machine, or a rate too high for one core), so those rounds' latency is not the server's alone" : ''}`
+    ? `${head}; ${lines.join('; ')}${
+        behind.some((b) => b.who === 'load generator')
+          ? ': the load generator could not send at the rate (a busy machine, or a rate too high for one core), ' +
+            "so those rounds' latency is not the server's alone"
+          : ''
+      }`
     : `${head}; both kept the rate`;
 }
 

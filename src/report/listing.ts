@@ -18,7 +18,8 @@ export function renderListing(listing: Listing): string {
   for (const revision of listing.revisions) {
     const tasks = revision.files.reduce((sum, file) => sum + file.tasks.length, 0);
     lines.push(
-      `${revision.label} (${terminalText(revision.ref)}, ${revision.sha.slice(0, 7)}): ${revision.files.length} bench file${revision.files.length === 1 ? '' : 's'}, ${tasks} task${tasks === 1 ? '' : 's'}`,
+      `${revision.label} (${terminalText(revision.ref)}, ${revision.sha.slice(0, 7)}): ${revision.files.length} ` +
+        `bench file${revision.files.length === 1 ? '' : 's'}, ${tasks} task${tasks === 1 ? '' : 's'}`,
     );
     if (revision.files.length === 0 && !revision.leftOut?.length)
       lines.push(

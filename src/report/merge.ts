@@ -70,7 +70,9 @@ export function mergeShards(reports: readonly ShardReport[]): Report {
 function measuredOrNot(benchmark: ReportBenchmark, file: string): ReportBenchmark {
   const compared = !['error', 'new', 'removed', 'unmeasured'].includes(benchmark.verdict);
   if (!compared || (Array.isArray(benchmark.rounds) && benchmark.rounds.length > 0)) return benchmark;
-  const note = `${file} measured no round of it: no figure, and an unmeasured benchmark is never a pass: raise that shard's time-limit, or split the suite into more shards`;
+  const note =
+    `${file} measured no round of it: no figure, and an unmeasured benchmark is ` +
+    `never a pass: raise that shard's time-limit, or split the suite into more shards`;
   return { ...benchmark, verdict: 'unmeasured', beyondBudget: 'open', change: null, unconfirmed: undefined, note };
 }
 
@@ -88,7 +90,8 @@ function checkComplete(shards: Shard[]): void {
   const other = shards.find((s) => s.report.shard.count !== count);
   if (other)
     throw new UserError(
-      `${other.file} is shard ${other.report.shard.index} of ${other.report.shard.count}, but ${shards[0]!.file} is of ${count}: shards of different splits cannot merge.`,
+      `${other.file} is shard ${other.report.shard.index} of ${other.report.shard.count}, ` +
+        `but ${shards[0]!.file} is of ${count}: shards of different splits cannot merge.`,
     );
   const byIndex = new Map<number, string>();
   for (const { file, report } of shards) {
@@ -99,7 +102,9 @@ function checkComplete(shards: Shard[]): void {
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((index) => !byIndex.has(index));
   if (missing.length)
     throw new UserError(
-      `Shard ${missing.map((i) => `${i}/${count}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing (got ${shards.map((s) => `${s.report.shard.index} from ${s.file}`).join(', ')}): the suite has no verdict without ${missing.length === 1 ? 'it' : 'them'}. Did a shard's job fail or its artifact not download?`,
+      `Shard ${missing.map((i) => `${i}/${count}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing ` +
+        `(got ${shards.map((s) => `${s.report.shard.index} from ${s.file}`).join(', ')}): the suite has no verdict ` +
+        `without ${missing.length === 1 ? 'it' : 'them'}. Did a shard's job fail or its artifact not download?`,
     );
 }
 
@@ -116,7 +121,8 @@ function checkSameRun(shards: Shard[]): void {
     for (const [what, of] of facts) {
       if (of(shard.report) !== of(first!.report))
         throw new UserError(
-          `${shard.file} has ${what} ${of(shard.report)}, but ${first!.file} has ${of(first!.report)}: shards of different runs cannot merge. Run every shard of the same commits, config and benchgate version.`,
+          `${shard.file} has ${what} ${of(shard.report)}, but ${first!.file} has ${of(first!.report)}: shards ` +
+            `of different runs cannot merge. Run every shard of the same commits, config and benchgate version.`,
         );
     }
   }
@@ -129,7 +135,9 @@ function checkSuite(shards: Shard[]): void {
   for (const shard of shards) {
     if (shard.report.shard.suite.join('\n') !== suite.join('\n') || shard.report.shard.familySize !== first!.report.shard.familySize)
       throw new UserError(
-        `${shard.file} sees another suite (${shard.report.shard.suite.length} bench files and load tests, a family of ${shard.report.shard.familySize}) than ${first!.file} (${suite.length}, ${first!.report.shard.familySize}): shards of different runs cannot merge.`,
+        `${shard.file} sees another suite (${shard.report.shard.suite.length} bench files and ` +
+          `load tests, a family of ${shard.report.shard.familySize}) than ${first!.file} ` +
+          `(${suite.length}, ${first!.report.shard.familySize}): shards of different runs cannot merge.`,
       );
   }
   const owner = new Map<string, string>();

@@ -364,7 +364,11 @@ function resolutionWarning(comparison: Comparison): string | undefined {
   if (!Number.isFinite(resolvable) || resolvable! <= budget || verdict === 'regression' || verdict === 'error' || verdict === 'unmeasured')
     return undefined;
   const pct = (x: number) => formatShortPercent(x, x < 0.1 ? 1 : 0);
-  return `budget ${pct(budget)} is below what this run resolves beyond it (≈${pct(resolvable!)} with ${logRatios.length} rounds): a regression between ${pct(budget)} and ${pct(budget + resolvable!)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`;
+  return (
+    `budget ${pct(budget)} is below what this run resolves beyond it (≈${pct(resolvable!)} with ` +
+    `${logRatios.length} rounds): a regression between ${pct(budget)} and ${pct(budget + resolvable!)} ` +
+    `would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`
+  );
 }
 
 /** A benchmark with its machine-readable answer agreeing with its verdict (set again after a stage that re-judged it). */

@@ -66,8 +66,10 @@ export function nativeSections(report: Pick<Report, 'nativeCheck' | 'benchmarks'
       ...(base && head && base !== head
         ? [
             differentMajors(file.versions)
-              ? `base runs ${file.harness ?? 'its harness'} ${base} and head ${head}, major versions whose figures are not the same measure: the native changes are shown, not judged`
-              : `base runs ${file.harness ?? 'its harness'} ${base} and head ${head}: the native change includes what the harness's new version measures differently`,
+              ? `base runs ${file.harness ?? 'its harness'} ${base} and head ${head}, major versions ` +
+                `whose figures are not the same measure: the native changes are shown, not judged`
+              : `base runs ${file.harness ?? 'its harness'} ${base} and head ${head}: the ` +
+                `native change includes what the harness's new version measures differently`,
           ]
         : []),
       ...file.runs.filter((r) => r.problem).map((r) => `the run at ${r.revision} (${formatDuration(r.durationMs)}) ${r.problem}`),

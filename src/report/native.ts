@@ -297,7 +297,9 @@ export function agreementOf(
     if (nativeHalf > TOO_WIDE && nativeHalf > 2 * half(benchgate))
       return {
         agreement: 'too-noisy',
-        note: `native too noisy to judge: its interval [${formatPercent(native.low)}, ${formatPercent(native.high)}] meets benchgate's, but is ${Math.round(100 * (native.high - native.low))} points wide (more --native-runs narrow it)`,
+        note:
+          `native too noisy to judge: its interval [${formatPercent(native.low)}, ${formatPercent(native.high)}] meets ` +
+          `benchgate's, but is ${Math.round(100 * (native.high - native.low))} points wide (more --native-runs narrow it)`,
       };
     return { agreement: 'agrees' };
   }

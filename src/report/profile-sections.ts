@@ -83,7 +83,8 @@ function countsSections(id: string, profile: CountsProfileExplanation): ProfileS
   return {
     title:
       `${id}: ${what} per call ${count(profile.perOp.base)} → ${count(profile.perOp.head)} ` +
-      `(callgrind, seed ${profile.seed}, profiled in ${formatDuration(profile.durationMs)}, each revision alone; each function's own ${what}, without what it calls)`,
+      `(callgrind, seed ${profile.seed}, profiled in ${formatDuration(profile.durationMs)}, ` +
+      `each revision alone; each function's own ${what}, without what it calls)`,
     ...(profile.disagrees
       ? {
           disagreement:

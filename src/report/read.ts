@@ -36,7 +36,8 @@ export function readReport(file: string): Report {
   if (!validate(data)) {
     const [first] = validate.errors ?? [];
     throw new UserError(
-      `The report ${file} is not a benchgate report (schema/report.schema.json): ${first?.instancePath || '(root)'} ${first?.message ?? 'is invalid'}. Refusing it.`,
+      `The report ${file} is not a benchgate report (schema/report.schema.json): ` +
+        `${first?.instancePath || '(root)'} ${first?.message ?? 'is invalid'}. Refusing it.`,
     );
   }
   return data;

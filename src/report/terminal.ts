@@ -64,7 +64,9 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   const lines: string[] = [];
   if (report.base && report.head) {
     lines.push(
-      `benchgate: base ${printable(report.base.ref)} @ ${printable(String(report.base.sha).slice(0, 7))} vs head ${printable(report.head.ref)} @ ${printable(String(report.head.sha).slice(0, 7))}${report.head.dirty ? ' (with uncommitted changes)' : ''}`,
+      `benchgate: base ${printable(report.base.ref)} @ ${printable(String(report.base.sha).slice(0, 7))} ` +
+        `vs head ${printable(report.head.ref)} @ ` +
+        `${printable(String(report.head.sha).slice(0, 7))}${report.head.dirty ? ' (with uncommitted changes)' : ''}`,
       '',
     );
   }
@@ -252,7 +254,8 @@ export function runLine(report: Report): string {
   const confidence =
     family > 1
       ? run.figures !== undefined
-        ? `${formatConfidence(run.confidence)} for all ${family} budgeted figures together (Holm, one-sided; each interval ${formatConfidence(run.intervalConfidence)} at the last look)`
+        ? `${formatConfidence(run.confidence)} for all ${family} budgeted figures together (Holm, ` +
+          `one-sided; each interval ${formatConfidence(run.intervalConfidence)} at the last look)`
         : `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together`
       : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
@@ -260,7 +263,8 @@ export function runLine(report: Report): string {
   if (run.counts) parts.push(`counts under ${run.counts.seeds.length} seed(s) a revision (${run.counts.processes} callgrind processes)`);
   if (run.httpRounds !== undefined)
     parts.push(
-      `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ''} (${run.httpMode} servers${typeof run.httpCpus === 'string' ? `; ${run.httpCpus}` : ''})`,
+      `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ''} ` +
+        `(${run.httpMode} servers${typeof run.httpCpus === 'string' ? `; ${run.httpCpus}` : ''})`,
     );
   const cut = run.limited ? ` · the time limit (${formatDuration(run.timeLimitMs)}) cut rounds short` : '';
   // Merged shards ran side by side: their rounds and time are the longest shard's.

@@ -328,7 +328,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
     const sayGroups = (groups: readonly RoundGroup[] | undefined, whose: string) => {
       if (groups)
         groupsNote.push(
-          `${whose} rounds fell in ${groups.length} groups, ${groupsText(groups, pct)}: the change differs from process to process, so the interval holds every group and the verdict is read from it`,
+          `${whose} rounds fell in ${groups.length} groups, ${groupsText(groups, pct)}: the change differs ` +
+            `from process to process, so the interval holds every group and the verdict is read from it`,
         );
     };
     if (!early) sayGroups(measured.groups, 'its');
@@ -413,7 +414,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         result.resolvable = Math.max(result.resolvable, honestResolvable(spreadResolvable, cpuChange, rule.lookAlpha(n, otherShare)));
       if (verdict === 'regression' && throughput !== 'regression')
         notes.push(
-          `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} [${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`,
+          `requests per CPU-second of the server's main thread lost more than the budget (${pct(cpuChange.estimate)} ` +
+            `[${pct(cpuChange.low)}, ${pct(cpuChange.high)}]): each request costs the server more CPU, which requests/s alone did not show`,
         );
     }
     if (!benchmark.latency && !cpu) return { ...result, verdict: throughput, ...unconfirmedIf(throughput), ...sizedFirst(), ...note() };
@@ -498,13 +500,17 @@ function decidedEarlyNote(change: Change, whose: string, rounds: number): string
   return (
     `decided at the early look: ${whose} first ${rounds} rounds put the whole interval ` +
     `(${interval}, a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget: the verdict is safe at that level, ` +
-    'the estimate is coarse (3 rounds: "coarse" in the JSON and the PR comment): quote it with its interval, or compare again with more rounds for a precise one'
+    'the estimate is coarse (3 rounds: "coarse" in the JSON and the PR comment): ' +
+    'quote it with its interval, or compare again with more rounds for a precise one'
   );
 }
 
 /** Why a benchmark short of its first look has no verdict, and what would give it one. */
 function tooFewRounds(rounds: number, first: { rounds: number; hint: string }): string {
-  return `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`;
+  return (
+    `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too ` +
+    `few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`
+  );
 }
 
 /** A log ratio as a change with no width: to ask which side of the budget a point estimate lies on. */
@@ -531,7 +537,10 @@ function unconfirmed(what: string, rounds: number, first: Change, again: Change,
       `only ${freshRounds} fresh rounds fit in the time limit, ${cut}: unmeasured, which fails the run (raise time-limit)`
     );
   }
-  return `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`;
+  return (
+    `${what} in the first ${rounds} rounds (${pct(first.estimate)}) did not reproduce in ${freshRounds} fresh ` +
+    `rounds (${pct(again.estimate)} [${pct(again.low)}, ${pct(again.high)}]): not failing the build on it`
+  );
 }
 
 const pct = formatPercent;

@@ -10,7 +10,10 @@ import { childEnvironment } from '../../util/processes.js';
  * counted around each load block only where the probe counted something; reported, not gated.
  */
 export interface InstructionCounter {
-  /** Start counting the process's user-mode instructions; `stop` (once, however often called) ends it and resolves to the count (undefined when perf gave none). */
+  /**
+   * Start counting the process's user-mode instructions; `stop` (once, however often called) ends it and
+   * resolves to the count (undefined when perf gave none).
+   */
   start(pid: number): { stop(): Promise<number | undefined> };
 }
 

@@ -111,7 +111,14 @@ export function describeSchedule(choice: ScheduleChoice): string {
         ? `, bounded to ${MIN_BLOCKS}–${MAX_BLOCKS}`
         : '';
   const learned = choice.learnedWarmupMs > 0 ? ` (${d(choice.learnedWarmupMs)} of it learned from the pilot's blocks)` : '';
-  return `${formatFixed(choice.blocks, 0)} blocks of ${d(choice.blockMs)} per pair of servers after a ${d(choice.warmupMs)} warm-up${learned}, for ${choice.figure === 'cpu' ? 'requests per CPU-second' : 'requests/s'}: a pair costs ${d(choice.pairCostMs)} (start, warm-up, stop), a block ${d(choice.blockCostMs)}; pairs differ by ${sd(choice.pairSd)}, blocks within a pair by ${sd(choice.blockSd)} (from ${formatFixed(choice.pairs, 0)} pairs): Kalibera & Jones' optimum √(${d(choice.pairCostMs)} / ${d(choice.blockCostMs)} × (${sd(choice.blockSd)} / ${sd(choice.pairSd)})²) = ${optimum} blocks per pair${bounded}`;
+  return (
+    `${formatFixed(choice.blocks, 0)} blocks of ${d(choice.blockMs)} per pair of servers after a ` +
+    `${d(choice.warmupMs)} warm-up${learned}, for ${choice.figure === 'cpu' ? 'requests per CPU-second' : 'requests/s'}: ` +
+    `a pair costs ${d(choice.pairCostMs)} (start, warm-up, stop), a block ${d(choice.blockCostMs)}; ` +
+    `pairs differ by ${sd(choice.pairSd)}, blocks within a pair by ${sd(choice.blockSd)} (from ` +
+    `${formatFixed(choice.pairs, 0)} pairs): Kalibera & Jones' optimum √(${d(choice.pairCostMs)} / ${d(choice.blockCostMs)} ` +
+    `× (${sd(choice.blockSd)} / ${sd(choice.pairSd)})²) = ${optimum} blocks per pair${bounded}`
+  );
 }
 
 /** A spread in log units as a percentage: 0.0123 → "1.2%". */
@@ -191,9 +198,17 @@ export class DuetPlanner {
     this.log(
       `${this.config.id}: warm-up: ${
         last < 0
-          ? `the pilot's ${PILOT_ROUNDS} pairs were settled from their first block (${what} within ${sd(limit)} of each pair's level): the configured ${formatDuration(this.config.warmupMs)} is kept`
-          : `the pilot's ${PILOT_ROUNDS} pairs settled after ${last + 1} block(s) (a block ${sd(Math.max(...deviations.map((d) => Math.max(...d.slice(0, last + 1).map(Math.abs)))))} off its pair's level, where settled blocks spread ${sd(spread)}): each pair is loaded ${formatDuration(this.warmupMs())} before it is measured`
-      }${late ? `; a block in the second half was off its level too (a late JIT or GC transient): the round's figure is a median of its blocks, which such a block does not move much` : ''}`,
+          ? `the pilot's ${PILOT_ROUNDS} pairs were settled from their first block (${what} within ` +
+            `${sd(limit)} of each pair's level): the configured ${formatDuration(this.config.warmupMs)} is kept`
+          : `the pilot's ${PILOT_ROUNDS} pairs settled after ${last + 1} block(s) (a block ` +
+            `${sd(Math.max(...deviations.map((d) => Math.max(...d.slice(0, last + 1).map(Math.abs)))))} off its pair's level, where settled ` +
+            `blocks spread ${sd(spread)}): each pair is loaded ${formatDuration(this.warmupMs())} before it is measured`
+      }${
+        late
+          ? `; a block in the second half was off its level too (a late JIT or GC transient): ` +
+            `the round's figure is a median of its blocks, which such a block does not move much`
+          : ''
+      }`,
     );
   }
 

@@ -23,7 +23,10 @@ export interface RoundSettings {
   socketDir: string;
   /** Length of one load block in `live` and `duet` mode, ms. */
   blockMs?: number;
-  /** Random choices of a round (which server a pair of blocks loads first, which server starts first), from [0, 1) (default Math.random); tests pass their own. */
+  /**
+   * Random choices of a round (which server a pair of blocks loads first, which server starts first), from [0, 1)
+   * (default Math.random); tests pass their own.
+   */
   random?: () => number;
   /** Pause after each switch of server in `live` mode, before the next block (default 50 ms): the other server's after-work settles. */
   settleMs?: number;
@@ -142,12 +145,14 @@ export function settleAutoRate(benchmark: HttpBenchmarkConfig, capacity: Record<
   const slower = Math.min(capacity.base.requestsPerSec, capacity.head.requestsPerSec);
   if (!(slower >= 2))
     throw new BenchmarkFailure(
-      `${benchmark.where}: rate: auto needs a capacity to take a share of, but the slower server answered ${slower.toFixed(1)} requests/s when saturated: set rate: to a number.`,
+      `${benchmark.where}: rate: auto needs a capacity to take a share of, but the slower ` +
+        `server answered ${slower.toFixed(1)} requests/s when saturated: set rate: to a number.`,
     );
   const rate = Math.max(1, Math.round(slower * AUTO_RATE_SHARE));
   autoRates.set(benchmark, rate);
   plan.log(
-    `${benchmark.id}: rate auto: ${rate} requests/s, ${AUTO_RATE_SHARE * 100}% of the slower server's capacity (base ${Math.round(capacity.base.requestsPerSec)}/s, head ${Math.round(capacity.head.requestsPerSec)}/s saturated)`,
+    `${benchmark.id}: rate auto: ${rate} requests/s, ${AUTO_RATE_SHARE * 100}% of the slower server's capacity (base ` +
+      `${Math.round(capacity.base.requestsPerSec)}/s, head ${Math.round(capacity.head.requestsPerSec)}/s saturated)`,
   );
 }
 
@@ -292,7 +297,10 @@ export function pausedLine(
   const what = sides
     .map((side) => `${side}'s server answered nothing in ${leftOut[side]} of ${blocks} ${(blockMs / 1000).toFixed(1)}s blocks`)
     .join(' and ');
-  return `${benchmarkId} round ${round + 1}: ${what}, then answered again: left out of the round (starved of the CPU or paused for a whole block; a pause of its own shows in its latency and event-loop delay)`;
+  return (
+    `${benchmarkId} round ${round + 1}: ${what}, then answered again: left out of the round (starved of ` +
+    `the CPU or paused for a whole block; a pause of its own shows in its latency and event-loop delay)`
+  );
 }
 
 /**
@@ -322,7 +330,10 @@ export function judgeTraffic(
     if (!loads.length) continue;
     const figures = side === 'base' ? base : head;
     throw new BenchmarkFailure(
-      `${servers?.[side]?.label ?? side}'s server answered no request with an expected status in ${loads.length === 1 ? 'a' : loads.length} ${(loads[0]! / 1000).toFixed(1)}s load${loads.length === 1 ? '' : 's'} (${describeTraffic(figures.traffic, labels)}; requests still waiting at the deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ''}`,
+      `${servers?.[side]?.label ?? side}'s server answered no request with an expected status in ` +
+        `${loads.length === 1 ? 'a' : loads.length} ${(loads[0]! / 1000).toFixed(1)}s load${loads.length === 1 ? '' : 's'} ` +
+        `(${describeTraffic(figures.traffic, labels)}; requests still waiting at the ` +
+        `deadline count as unanswered): a hung server, not a measurement.${servers?.[side]?.output() ?? ''}`,
     );
   }
   const mismatch = bodySizeMismatch(base.traffic, head.traffic);

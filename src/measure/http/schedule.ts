@@ -104,7 +104,8 @@ export async function measureHttp(plan: HttpPlan): Promise<HttpMeasurement> {
   for (const benchmark of plan.benchmarks)
     if (benchmark.rate !== undefined && Object.keys(benchmark.latencyBudget).length === 0)
       plan.log(
-        `${benchmark.id}: a fixed rate without a latency budget: a server that gets slower by waiting (a timer, a slower upstream) keeps the rate and its CPU per request, and only its latency shows it: set latency-budget (p50 or p99) to gate on it`,
+        `${benchmark.id}: a fixed rate without a latency budget: a server that gets slower by waiting (a timer, a slower upstream) ` +
+          `keeps the rate and its CPU per request, and only its latency shows it: set latency-budget (p50 or p99) to gate on it`,
       );
   for (const [index, benchmark] of plan.benchmarks.entries()) {
     const samples = emptySamples(benchmark);

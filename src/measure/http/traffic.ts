@@ -57,7 +57,11 @@ export function bodySizeMismatch(base: TrafficFigures, head: TrafficFigures): st
   const empty = (b === 0) !== (h === 0);
   const apart = b > 0 && h > 0 && Math.max(b / h, h / b) > BODY_SIZE_RATIO;
   if (!empty && !apart) return undefined;
-  return `head answered ${formatBytes(h)} per response where base answered ${formatBytes(b)}: different answers, not a faster or slower server (a body ${BODY_SIZE_RATIO}× larger or smaller, or empty on one side only, is not compared). Check what head's server sends for these requests.`;
+  return (
+    `head answered ${formatBytes(h)} per response where base answered ${formatBytes(b)}: different ` +
+    `answers, not a faster or slower server (a body ${BODY_SIZE_RATIO}× larger or smaller, or ` +
+    `empty on one side only, is not compared). Check what head's server sends for these requests.`
+  );
 }
 
 function formatBytes(bytes: number): string {

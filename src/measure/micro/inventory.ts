@@ -65,9 +65,11 @@ export function assertInstalled(inventory: RevisionInventory[], install: string 
         ? `Install it first: run \`${command}\` in ${revision.root}, then run benchgate again.`
         : install === false
           ? `benchgate.yml sets install: false, so nothing was installed in this checkout: set install to the command that installs it (e.g. ${command}).`
-          : `benchgate installed this checkout with \`${command}\`, which left ${names.length > 1 ? 'them' : 'it'} out: check that the package is in ${revision.label}'s package.json and lockfile, or set install in benchgate.yml.`;
+          : `benchgate installed this checkout with \`${command}\`, which left ${names.length > 1 ? 'them' : 'it'} out: ` +
+            `check that the package is in ${revision.label}'s package.json and lockfile, or set install in benchgate.yml.`;
     throw new UserError(
-      `${describeRevision(revision)} is not installed: ${where}, and ${names.map((n) => `'${n}'`).join(', ')} ${names.length > 1 ? 'are' : 'is'} not found from ${revision.root}. ${fix}`,
+      `${describeRevision(revision)} is not installed: ${where}, and ${names.map((n) => `'${n}'`).join(', ')} ` +
+        `${names.length > 1 ? 'are' : 'is'} not found from ${revision.root}. ${fix}`,
     );
   }
 }

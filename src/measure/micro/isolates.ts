@@ -198,7 +198,8 @@ export class Isolates {
       if (there === undefined || ownName(there) !== ownName(name))
         return failing(
           key.revision,
-          `in an isolate of its own, ${key.file} declared ${there === undefined ? `${ready.tasks.length} tasks there` : `'${there}'`} where the shared process had '${name}'`,
+          `in an isolate of its own, ${key.file} declared ` +
+            `${there === undefined ? `${ready.tasks.length} tasks there` : `'${there}'`} where the shared process had '${name}'`,
         );
       return new IsolatedSide(ready, at, hooked);
     } catch (error) {

@@ -38,7 +38,9 @@ class CollectingBench extends Bench {
 
 /** What to write instead of benchmarks in other threads or processes: one task per scenario, in this process. */
 const AS_TASKS =
-  'Declare each scenario as a task instead, e.g.\n  const bench = new Bench()\n  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))\n  await bench.run()';
+  'Declare each scenario as a task instead, e.g.\n  const bench = new Bench()\n' +
+  '  for (const scenario of scenarios) bench.add(scenario.name, () => run(scenario))\n' +
+  '  await bench.run()';
 
 const ACCEPTED_SHAPES = [
   "a benchmark.js suite: new Benchmark.Suite().add('name', fn).run()",
@@ -101,7 +103,8 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
   }
   if (declaration.children.length)
     throw new Error(
-      `it measures in child processes (${declaration.children.map((child) => path.relative(root, child)).join(', ')}), which benchgate does not time. ${AS_TASKS}`,
+      `it measures in child processes (${declaration.children.map((child) => path.relative(root, child)).join(', ')}), ` +
+        `which benchgate does not time. ${AS_TASKS}`,
     );
   if (thrown) throw thrown.error;
   const fromDefault = await defaultExportTasks(module.default);

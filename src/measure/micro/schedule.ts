@@ -145,7 +145,8 @@ export function isolationLine({ files, pinned, reason }: IsolatedFiles): string 
   const why = reason ? `; every file, because ${reason}` : '';
   return pinned
     ? `${list}: measured in isolates of their own (a worker thread per revision and per worker the file starts), taking turns on one CPU${why}`
-    : `${list}: measured in isolates of their own${why}, but the benchmark process could not be pinned to one CPU (taskset is missing or not permitted): its threads may run on different cores, whose speeds differ, which adds noise`;
+    : `${list}: measured in isolates of their own${why}, but the benchmark process could not be pinned to one CPU ` +
+        `(taskset is missing or not permitted): its threads may run on different cores, whose speeds differ, which adds noise`;
 }
 
 /**
@@ -307,7 +308,8 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     });
     if (next !== perRound)
       plan.log(
-        `from round ${rounds + 1}: ${next} process${next > 1 ? 'es' : ''} per round (between-process noise; what the budgets need at round ${nextLook()} and the time allows)`,
+        `from round ${rounds + 1}: ${next} process${next > 1 ? 'es' : ''} per round ` +
+          `(between-process noise; what the budgets need at round ${nextLook()} and the time allows)`,
       );
     perRound = next;
   };
@@ -516,7 +518,10 @@ function describeAllocation(allocation: Allocation, records: RoundRecord[], task
   const ms = (x: number) => (x >= 1000 ? `${(x / 1000).toFixed(1)}s` : `${Math.round(x)}ms`);
   const [low, high] = [Math.min(...times), Math.max(...times)];
   const last = records.at(-1)!.durationMs;
-  return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} → ${low === high ? ms(low) : `${ms(low)}–${ms(high)}`}, a round ≈${ms(last)} → ${ms(allocation.roundMs)}`;
+  return (
+    `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ` +
+    `${ms(taskTimeMs)} → ${low === high ? ms(low) : `${ms(low)}–${ms(high)}`}, a round ≈${ms(last)} → ${ms(allocation.roundMs)}`
+  );
 }
 
 /** One process (a pair in process isolation) of round `round`; `order` (the processes before it) picks which revision loads first. */
@@ -608,7 +613,10 @@ async function explainLoadErrors(
         skip: [],
       });
       if (alone.ok && alone.files.every((file) => !file.error)) {
-        message = `${failed.file} loads alone at ${failed.revision} but not in the same process as the other revision (${failed.error?.split('\n')[0]}). This code cannot be loaded twice in one process (global patching, native addons that load once): set micro.isolation: process in benchgate.yml.`;
+        message =
+          `${failed.file} loads alone at ${failed.revision} but not in the same process as the other ` +
+          `revision (${failed.error?.split('\n')[0]}). This code cannot be loaded twice in one process ` +
+          `(global patching, native addons that load once): set micro.isolation: process in benchgate.yml.`;
       }
     }
     plan.log(message);

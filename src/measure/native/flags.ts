@@ -18,8 +18,10 @@ export interface AuthorFlags {
 /** A long flag, with its value after `=` if any, of plain characters: nothing a shell would read otherwise. */
 const FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 /** Flags that change what runs or where it talks, not how the file runs: never taken. */
-const REFUSED =
-  /^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)/;
+const REFUSED = new RegExp(
+  '^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|' +
+    'env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)',
+);
 
 /**
  * The flags of the first script (those named bench* first, in package.json order) that runs `node <file>`.
