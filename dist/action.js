@@ -85530,6 +85530,8 @@ var BASICS = /* @__PURE__ */ new Set([
   // Set by benchgate for a server: where to listen.
   "PORT",
   "HOST",
+  // libuv's thread pool: the user's own, or one thread in a counted process (measure/counts/callgrind.ts COUNTED_ENV).
+  "UV_THREADPOOL_SIZE",
   "HTTP_PROXY",
   "HTTPS_PROXY",
   "NO_PROXY",
@@ -88782,7 +88784,7 @@ var ServerProcess = class _ServerProcess {
     const probe = options.probe ?? runsNode(options.command);
     const socket = probe ? path13.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
-    const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
+    const env = { ...process.env, ...options.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
     if (socket) {
       env.BENCHGATE_PROBE_SOCKET = socket;
       env.BENCHGATE_PARENT_PID = String(process.pid);
@@ -89693,6 +89695,7 @@ function runBenchmarkProcess(job, settings) {
     const command = settings.command ?? { file: process.execPath, args: [] };
     const child2 = spawnTracked(command.file, [...command.args, settings.runnerPath], {
       cwd: settings.cwd,
+      ...command.env ? { env: { ...process.env, ...command.env } } : {},
       // A count job waits for callgrind's instrumentation on a pipe of its own (fd 4), which no bench code touches.
       stdio: ["ignore", "pipe", "pipe", "ipc", ...settings.instrument ? ["pipe"] : []]
     });
@@ -89814,6 +89817,7 @@ function findCallgrind(valgrind = "valgrind") {
     );
   }
 }
+var COUNTED_ENV = { UV_THREADPOOL_SIZE: "1" };
 function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "instructions", { names = false, functions = false, late = false } = {}) {
   return [
     "--tool=callgrind",
@@ -89973,7 +89977,8 @@ async function runCounted(job, run) {
       cwd: run.cwd,
       command: {
         file: run.valgrind,
-        args: callgrindArgs(job.dumpPrefix, run.seed, void 0, job.figure, { names: true, functions: run.functions, late })
+        args: callgrindArgs(job.dumpPrefix, run.seed, void 0, job.figure, { names: true, functions: run.functions, late }),
+        env: COUNTED_ENV
       },
       leaves: (pid) => [perfMapOf(pid)],
       instrument: late ? (pid) => instrumentOn(run.valgrind, pid, job.dumpPrefix) : () => Promise.resolve(void 0)
@@ -96995,7 +97000,8 @@ async function countServerOnce(plan, late) {
     probePath: plan.probePath,
     socketDir: plan.socketDir,
     label: `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)}) under callgrind`,
-    probe: true
+    probe: true,
+    env: COUNTED_ENV
   });
   const agent = new http4.Agent({ keepAlive: true, maxSockets: 1 });
   try {

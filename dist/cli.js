@@ -76548,6 +76548,8 @@ var BASICS = /* @__PURE__ */ new Set([
   // Set by benchgate for a server: where to listen.
   "PORT",
   "HOST",
+  // libuv's thread pool: the user's own, or one thread in a counted process (measure/counts/callgrind.ts COUNTED_ENV).
+  "UV_THREADPOOL_SIZE",
   "HTTP_PROXY",
   "HTTPS_PROXY",
   "NO_PROXY",
@@ -79498,7 +79500,7 @@ var ServerProcess = class _ServerProcess {
     const probe = options.probe ?? runsNode(options.command);
     const socket = probe ? path7.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
-    const env = { ...process.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
+    const env = { ...process.env, ...options.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
     if (socket) {
       env.BENCHGATE_PROBE_SOCKET = socket;
       env.BENCHGATE_PARENT_PID = String(process.pid);
@@ -80409,6 +80411,7 @@ function runBenchmarkProcess(job, settings) {
     const command = settings.command ?? { file: process.execPath, args: [] };
     const child = spawnTracked(command.file, [...command.args, settings.runnerPath], {
       cwd: settings.cwd,
+      ...command.env ? { env: { ...process.env, ...command.env } } : {},
       // A count job waits for callgrind's instrumentation on a pipe of its own (fd 4), which no bench code touches.
       stdio: ["ignore", "pipe", "pipe", "ipc", ...settings.instrument ? ["pipe"] : []]
     });
@@ -80530,6 +80533,7 @@ function findCallgrind(valgrind = "valgrind") {
     );
   }
 }
+var COUNTED_ENV = { UV_THREADPOOL_SIZE: "1" };
 function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "instructions", { names = false, functions = false, late = false } = {}) {
   return [
     "--tool=callgrind",
@@ -80676,7 +80680,8 @@ async function runCounted(job, run) {
       cwd: run.cwd,
       command: {
         file: run.valgrind,
-        args: callgrindArgs(job.dumpPrefix, run.seed, void 0, job.figure, { names: true, functions: run.functions, late })
+        args: callgrindArgs(job.dumpPrefix, run.seed, void 0, job.figure, { names: true, functions: run.functions, late }),
+        env: COUNTED_ENV
       },
       leaves: (pid) => [perfMapOf(pid)],
       instrument: late ? (pid) => instrumentOn(run.valgrind, pid, job.dumpPrefix) : () => Promise.resolve(void 0)
@@ -87698,7 +87703,8 @@ async function countServerOnce(plan, late) {
     probePath: plan.probePath,
     socketDir: plan.socketDir,
     label: `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)}) under callgrind`,
-    probe: true
+    probe: true,
+    env: COUNTED_ENV
   });
   const agent = new http3.Agent({ keepAlive: true, maxSockets: 1 });
   try {

@@ -2326,6 +2326,8 @@ var BASICS = /* @__PURE__ */ new Set([
   // Set by benchgate for a server: where to listen.
   "PORT",
   "HOST",
+  // libuv's thread pool: the user's own, or one thread in a counted process (measure/counts/callgrind.ts COUNTED_ENV).
+  "UV_THREADPOOL_SIZE",
   "HTTP_PROXY",
   "HTTPS_PROXY",
   "NO_PROXY",

@@ -75,6 +75,27 @@ describe('measureCounts without callgrind answering', () => {
     for (const failure of measured.failures) expect(failure).toMatch(/callgrind wrote no dump at the marker/);
   });
 
+  it("runs every counted process with libuv's pool of one thread (COUNTED_ENV), whatever benchgate's environment says", async () => {
+    // A valgrind that writes down the pool size it was started with: the module graph's reads finish in the order asked
+    // only with one thread (callgrind.ts COUNTED_ENV), so a pool of four here must not reach the process.
+    const folder = mkdtempSync(path.join(root, 'env-'));
+    const seen = path.join(folder, 'seen');
+    writeFileSync(path.join(folder, 'valgrind'), `#!/bin/sh\necho "pool=$UV_THREADPOOL_SIZE" >> ${seen}\nexec ${fake} "$@"\n`);
+    chmodSync(path.join(folder, 'valgrind'), 0o755);
+    const before = process.env.UV_THREADPOOL_SIZE;
+    process.env.UV_THREADPOOL_SIZE = '4';
+    try {
+      await measureCounts({ ...plan, valgrind: path.join(folder, 'valgrind'), parallel: 1 });
+    } finally {
+      if (before === undefined) delete process.env.UV_THREADPOOL_SIZE;
+      else process.env.UV_THREADPOOL_SIZE = before;
+    }
+    const pools = readFileSync(seen, 'utf8').trim().split('\n');
+    // Two seeds a revision, and the first process started again from its start (no vgdb beside this valgrind).
+    expect(pools).toHaveLength(5);
+    expect(new Set(pools)).toEqual(new Set(['pool=1']));
+  });
+
   it('starts no process after the deadline, and leaves those seeds out of every figure', async () => {
     const measured = await measureCounts({ ...plan, valgrind: fake, deadline: 0, now: () => 1 });
     expect(measured.skipped).toEqual([1, 2]);

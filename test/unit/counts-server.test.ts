@@ -183,6 +183,24 @@ describe('countServer with a valgrind that is not one', () => {
     await expect(countServer(job())).rejects.toThrow(/callgrind wrote no dump at the marker/);
   });
 
+  it("starts the counted server with libuv's pool of one thread (COUNTED_ENV), over benchgate's environment", async () => {
+    const seen = path.join(root, 'pool-seen');
+    const recording = path.join(root, 'fake-valgrind-pool');
+    writeFileSync(recording, `#!/bin/sh\necho "pool=$UV_THREADPOOL_SIZE" >> ${seen}\nexec ${fake} "$@"\n`);
+    chmodSync(recording, 0o755);
+    const before = process.env.UV_THREADPOOL_SIZE;
+    process.env.UV_THREADPOOL_SIZE = '4';
+    try {
+      await expect(countServer(job({ valgrind: recording }))).rejects.toThrow(/callgrind wrote no dump at the marker/);
+    } finally {
+      if (before === undefined) delete process.env.UV_THREADPOOL_SIZE;
+      else process.env.UV_THREADPOOL_SIZE = before;
+    }
+    const pools = readFileSync(seen, 'utf8').trim().split('\n');
+    expect(pools.length).toBeGreaterThan(0);
+    expect(new Set(pools)).toEqual(new Set(['pool=1']));
+  });
+
   it('stops counting a server at its time bound, with an error that says so, and stops its server', async () => {
     await expect(countServer(job({ limitMs: 0 }))).rejects.toThrow(
       /was not counted within 0ms under callgrind .*measure this load test in time/,

@@ -10,7 +10,7 @@ import type { Revision, RevisionLabel } from '../../checkout/revisions.js';
 import type { CountedFigure } from '../../config/types.js';
 import { runBenchmarkProcess, type ProcessOutcome } from '../micro/spawn.js';
 import { ID_SEPARATOR, type CountJob, type TaskCount } from '../micro/protocol.js';
-import { callgrindArgs, instrumentOn, lateOrFromStart, NotInstrumented, perfMapOf } from './callgrind.js';
+import { callgrindArgs, COUNTED_ENV, instrumentOn, lateOrFromStart, NotInstrumented, perfMapOf } from './callgrind.js';
 
 export interface CountPlan {
   base: Revision;
@@ -171,6 +171,7 @@ export async function runCounted(job: CountJob, run: CountedProcess): Promise<Pr
         command: {
           file: run.valgrind,
           args: callgrindArgs(job.dumpPrefix, run.seed, undefined, job.figure, { names: true, functions: run.functions, late }),
+          env: COUNTED_ENV,
         },
         leaves: (pid) => [perfMapOf(pid)],
         instrument: late ? (pid: number) => instrumentOn(run.valgrind, pid, job.dumpPrefix) : () => Promise.resolve(undefined),

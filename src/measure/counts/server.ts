@@ -17,7 +17,7 @@ import type { CountedFigure, HttpBenchmarkConfig, HttpRequestConfig } from '../.
 import { messageOf, UserError } from '../../util/errors.js';
 import { formatDuration, formatPath } from '../../util/format.js';
 import { ServerProcess, runsNode } from '../http/server.js';
-import { callgrindArgs, instrumentOn, lateOrFromStart, NotInstrumented } from './callgrind.js';
+import { callgrindArgs, COUNTED_ENV, instrumentOn, lateOrFromStart, NotInstrumented } from './callgrind.js';
 import type { SideCounts } from './schedule.js';
 import { countTask, readDump, type BlockCounter, type BlockSizes, type CountFigures } from './task.js';
 
@@ -143,6 +143,7 @@ async function countServerOnce(plan: ServerCountPlan, late: boolean): Promise<Co
     socketDir: plan.socketDir,
     label: `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)}) under callgrind`,
     probe: true,
+    env: COUNTED_ENV,
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {

@@ -28,6 +28,8 @@ export interface ServerOptions {
   label: string;
   /** Preload the probe whatever the command (a node under valgrind); by default only where the command runs node. */
   probe?: boolean;
+  /** Variables set over benchgate's environment (counts: COUNTED_ENV); the command's own `VAR=value` still wins. */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** True when the command starts the server with node itself, so NODE_OPTIONS reaches it and the probe can load. */
@@ -93,7 +95,7 @@ export class ServerProcess {
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : undefined]
       .filter(Boolean)
       .join(' ');
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_OPTIONS: nodeOptions };
+    const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1', NODE_OPTIONS: nodeOptions };
     if (socket) {
       env.BENCHGATE_PROBE_SOCKET = socket;
       // The probe ends the server when benchgate is gone (killed with SIGKILL, no cleanup ran): no orphaned servers.

@@ -35,8 +35,11 @@ export interface SpawnSettings {
   /** Kill the process when it shows no progress for this long (from its start, until its handshake, too). */
   stallTimeoutMs: number;
   cwd: string;
-  /** What runs the runner: node (the default, process.execPath), or a wrapper with its arguments ending in node's (counts: valgrind). */
-  command?: { file: string; args: string[] } | undefined;
+  /**
+   * What runs the runner: node (the default, process.execPath), or a wrapper with its arguments ending in node's (counts:
+   * valgrind), and variables set over the environment (counts: COUNTED_ENV).
+   */
+  command?: { file: string; args: string[]; env?: Readonly<Record<string, string>> } | undefined;
   /** Files the process may leave behind outside its folders, by its pid: removed once it is done (counts: V8's perf map). */
   leaves?: (pid: number) => string[];
   /**
@@ -62,6 +65,7 @@ export function runBenchmarkProcess(job: MicroJob | ProfileJob | LoadJob | Count
     const command = settings.command ?? { file: process.execPath, args: [] };
     const child = spawnTracked(command.file, [...command.args, settings.runnerPath], {
       cwd: settings.cwd,
+      ...(command.env ? { env: { ...process.env, ...command.env } } : {}),
       // A count job waits for callgrind's instrumentation on a pipe of its own (fd 4), which no bench code touches.
       stdio: ['ignore', 'pipe', 'pipe', 'ipc', ...(settings.instrument ? (['pipe'] as const) : [])],
     });
