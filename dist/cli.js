@@ -79588,7 +79588,10 @@ ${lines.split("\n").map((line) => `  ${line}`).join("\n")}` : " It printed nothi
   }
 };
 function execIfSimple(command) {
-  return /^[\w\s./=@%+:,-]+$/.test(command.trim()) ? `exec ${command.trim()}` : command;
+  const simple = command.trim();
+  if (!/^[\w\s./=@%+:,-]+$/.test(simple)) return command;
+  const [, assignments, rest] = /^((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)(.*)$/s.exec(simple);
+  return `${assignments}exec ${rest}`;
 }
 function groupAlive(pgid) {
   if (process.platform === "linux") return linuxGroupAlive(pgid);

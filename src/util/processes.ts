@@ -32,7 +32,7 @@ export class OutputTail {
  * A deny-list has to guess every such name; an allow-list only has to know what a build, a server and a
  * bench need:
  * - the basics: PATH, HOME, USER, LOGNAME, SHELL, TERM and colour switches, locale (LANG, LANGUAGE, LC_*),
- *   TZ, temp folders, CI, XDG folders, proxies;
+ *   TZ, temp folders, CI, XDG folders, proxies, libuv's UV_THREADPOOL_SIZE;
  * - Node's and npm's own settings: NODE_* and npm_* / NPM_* (npm_config_*, npm_lifecycle_*; COREPACK_*, PNPM_*, YARN_*
  *   likewise), never one that names a credential (NODE_AUTH_TOKEN, npm_config__authToken, //host/:_auth...);
  * - the run's public context: GITHUB_* names that say what is being built (repository, sha, ref, run id,

@@ -163,10 +163,11 @@ describe('countServer with a valgrind that is not one', () => {
   const probePath = fileURLToPath(new URL('../../dist/probe.cjs', import.meta.url));
 
   /** A countServer job of one request answered `status`, run through `valgrind` (default: the fake above). */
-  const job = (over: { status?: ExpectedStatus[]; valgrind?: string; limitMs?: number } = {}) => ({
+  const job = (over: { status?: ExpectedStatus[]; valgrind?: string; limitMs?: number; start?: string } = {}) => ({
     ...plan,
     benchmark: fakeLoadTest('todos', {
       measure: 'counts',
+      ...(over.start === undefined ? {} : { start: over.start }),
       ready: undefined,
       requests: [{ method: 'GET', path: '/', headers: {}, body: undefined, status: over.status ?? ['2xx'] }],
     }),
@@ -199,6 +200,12 @@ describe('countServer with a valgrind that is not one', () => {
     const pools = readFileSync(seen, 'utf8').trim().split('\n');
     expect(pools.length).toBeGreaterThan(0);
     expect(new Set(pools)).toEqual(new Set(['pool=1']));
+    // The load test's own setting before its node still wins (and the server starts: `exec` comes after it).
+    rmSync(seen);
+    await expect(countServer(job({ valgrind: recording, start: 'UV_THREADPOOL_SIZE=3 node server.js' }))).rejects.toThrow(
+      /callgrind wrote no dump at the marker/,
+    );
+    expect(new Set(readFileSync(seen, 'utf8').trim().split('\n'))).toEqual(new Set(['pool=3']));
   });
 
   it('stops counting a server at its time bound, with an error that says so, and stops its server', async () => {

@@ -1,5 +1,9 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latencyOf, preflight, runLoad } from '../../src/measure/http/load.js';
 import { execIfSimple, runsNode } from '../../src/measure/http/server.js';
@@ -149,6 +153,20 @@ describe('server commands', () => {
     expect(execIfSimple('node server.js')).toBe('exec node server.js');
     expect(execIfSimple('npm run build && node server.js')).toBe('npm run build && node server.js');
     expect(execIfSimple('node server.js > log.txt')).toBe('node server.js > log.txt');
+    expect(execIfSimple('NODE_ENV=production PORT2=1 node server.js')).toBe('NODE_ENV=production PORT2=1 exec node server.js');
+  });
+
+  it('hands variables set before a simple command to the program the shell execs (not a program named VAR=value)', () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'benchgate-exec-'));
+    try {
+      const script = path.join(folder, 'check.js');
+      writeFileSync(script, "process.exit(process.env.FOO === 'bar' ? 7 : 1);\n");
+      const run = spawnSync('sh', ['-c', execIfSimple(`FOO=bar ${process.execPath} ${script}`)], { encoding: 'utf8' });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(7);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 

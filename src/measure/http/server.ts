@@ -201,7 +201,12 @@ export class ServerProcess {
  * left an orphan that a slow init reaps seconds later.
  */
 export function execIfSimple(command: string): string {
-  return /^[\w\s./=@%+:,-]+$/.test(command.trim()) ? `exec ${command.trim()}` : command;
+  const simple = command.trim();
+  if (!/^[\w\s./=@%+:,-]+$/.test(simple)) return command;
+  // Assignments first: `exec VAR=value node …` would look for a program named `VAR=value`; `VAR=value exec node …`
+  // hands the variable to node.
+  const [, assignments, rest] = /^((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)(.*)$/s.exec(simple)!;
+  return `${assignments}exec ${rest}`;
 }
 
 /** Whether any process of the group is still running (zombies waiting for their reaper do not count). */
