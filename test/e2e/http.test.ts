@@ -27,7 +27,15 @@ describe('HTTP load tests, through the real CLI', () => {
     const report = readJson(path.join(repo, 'report.json'));
     const [bench] = report.benchmarks;
     expect(bench).toMatchObject({ id: 'http > todo lists', kind: 'http', verdict: 'regression', budget: 0.1 });
-    expect(bench.change.high).toBeLessThan(-0.1);
+    // A regression is some budgeted figure's, beyond its budget: requests/s's interval, or requests per CPU-second's (the
+    // note says so, with its interval), or p99's. Beside two busy loops (Node 20, 2026-11-29) requests/s's rounds read
+    // an interval up to +10.8% and the verdict was another figure's.
+    const p99Verdict = bench.http.latency.p99.verdict;
+    const byCpu = /requests per CPU-second of the server's main thread lost more than the budget/.test(bench.note ?? '');
+    expect(
+      bench.change.high < -0.1 || byCpu || p99Verdict === 'regression',
+      JSON.stringify({ ...bench.change, note: bench.note, p99Verdict }),
+    ).toBe(true);
     // Three budgeted figures (requests/s, requests per CPU-second, p99): the rounds stop at the early look (3, where
     // its rounds put the loss far beyond the budget) or at a look of the plan (6, 11, 16), at least the first look the
     // rule allows for them.
