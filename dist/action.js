@@ -88734,8 +88734,9 @@ function probeCommand(socketPath, command, timeoutMs = 2e3) {
 var ServerError = class extends Error {
   name = "ServerError";
 };
+var ASSIGNMENTS = String.raw`(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*`;
 function runsNode(command) {
-  return /^\s*(?:taskset -c \S+ )?(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(?:\S*\/)?node(?:\s|$)/.test(command);
+  return new RegExp(String.raw`^\s*(?:taskset -c \S+ )?${ASSIGNMENTS}(?:\S*\/)?node(?:\s|$)`).test(command);
 }
 var sequence = 0;
 var START_ATTEMPTS = 3;
@@ -88874,7 +88875,7 @@ ${lines.split("\n").map((line) => `  ${line}`).join("\n")}` : " It printed nothi
 function execIfSimple(command) {
   const simple = command.trim();
   if (!/^[\w\s./=@%+:,-]+$/.test(simple)) return command;
-  const [, assignments, rest] = /^((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)(.*)$/s.exec(simple);
+  const [, assignments, rest] = new RegExp(`^(${ASSIGNMENTS})(.*)$`, "s").exec(simple);
   return `${assignments}exec ${rest}`;
 }
 function groupAlive(pgid) {
@@ -96966,7 +96967,7 @@ var SERVER_FLAGS = ["--no-memory-reducer"];
 function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instructions", root, late = false) {
   const script = root === void 0 ? void 0 : npmScript(benchmark.start, root);
   const start = script ?? benchmark.start;
-  const parts = /^(\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)((?:\S*\/)?node)(?=\s|$)(.*)$/s.exec(start);
+  const parts = new RegExp(String.raw`^(\s*${ASSIGNMENTS})((?:\S*\/)?node)(?=\s|$)(.*)$`, "s").exec(start);
   if (!runsNode(start) || !parts || /^\s*taskset\b/.test(start) || /[;&|`]/.test(parts[3]))
     throw new UserError(
       `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' ${script === void 0 ? "" : `(the script '${script}') `}does not start node itself: write the command that starts it (as 'node server.js'), or measure this load test in time (measure: time).`
@@ -99550,7 +99551,9 @@ async function measureMicro(plan) {
         `after ${rounds} rounds, ${decided.size} benchmark(s) decided at the early look (a step far from its budget); ${open2.length} go on`
       );
     if (rounds === plannedRounds)
-      plan.log(`after ${rounds} rounds, ${open2.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
+      plan.log(
+        `after ${rounds} rounds, ${open2.length} benchmark(s) have no verdict yet: ` + (rounds < maxRounds() ? `adding rounds for them (up to ${maxRounds()})` : `max-rounds (${maxRounds()}) leaves none to add`)
+      );
   }
   let confirmRounds = 0;
   const confirming = adaptive && adaptive.confirmRounds > 0 ? adaptive.toConfirm([...samples.values()]) : /* @__PURE__ */ new Set();

@@ -202,6 +202,20 @@ describe('adaptive rounds', () => {
     expect(result.limited).toBe(false);
   });
 
+  it('says which: rounds added up to max-rounds, or none when max-rounds is the planned rounds', async () => {
+    for (const [maxRounds, said] of [
+      [20, 'after 10 rounds, 1 benchmark(s) have no verdict yet: adding rounds for them (up to 20)'],
+      [10, 'after 10 rounds, 1 benchmark(s) have no verdict yet: max-rounds (10) leaves none to add'],
+    ] as const) {
+      const lines: string[] = [];
+      const result = await measureMicro(
+        planFor(fakeProcesses(['a']), { log: (line) => lines.push(line), adaptive: adaptive({ maxRounds, decided: () => new Set() }) }),
+      );
+      expect(result.rounds).toBe(maxRounds);
+      expect(lines).toContain(said);
+    }
+  });
+
   it('looks early too, after the early look’s rounds: a benchmark decided there stops measuring at round 3', async () => {
     const fake = fakeProcesses(['a', 'b']);
     const looks: number[] = [];

@@ -16,7 +16,7 @@ import { describeExpected, expectsStatus } from '../../config/status.js';
 import type { CountedFigure, HttpBenchmarkConfig, HttpRequestConfig } from '../../config/types.js';
 import { messageOf, UserError } from '../../util/errors.js';
 import { formatDuration, formatPath } from '../../util/format.js';
-import { ServerProcess, runsNode } from '../http/server.js';
+import { ASSIGNMENTS, ServerProcess, runsNode } from '../http/server.js';
 import { callgrindArgs, COUNTED_ENV, instrumentOn, lateOrFromStart, NotInstrumented } from './callgrind.js';
 import type { SideCounts } from './schedule.js';
 import { countTask, readDump, type BlockCounter, type BlockSizes, type CountFigures } from './task.js';
@@ -73,7 +73,7 @@ export function callgrindCommand(
 ) {
   const script = root === undefined ? undefined : npmScript(benchmark.start, root);
   const start = script ?? benchmark.start;
-  const parts = /^(\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)((?:\S*\/)?node)(?=\s|$)(.*)$/s.exec(start);
+  const parts = new RegExp(String.raw`^(\s*${ASSIGNMENTS})((?:\S*\/)?node)(?=\s|$)(.*)$`, 's').exec(start);
   if (!runsNode(start) || !parts || /^\s*taskset\b/.test(start) || /[;&|`]/.test(parts[3]!))
     throw new UserError(
       `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' ` +

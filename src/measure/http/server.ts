@@ -32,9 +32,12 @@ export interface ServerOptions {
   env?: Readonly<Record<string, string>>;
 }
 
+/** The shell's leading variable assignments of a command (`NODE_ENV=production PORT=0 node …`), as a regex source. */
+export const ASSIGNMENTS = String.raw`(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*`;
+
 /** True when the command starts the server with node itself, so NODE_OPTIONS reaches it and the probe can load. */
 export function runsNode(command: string): boolean {
-  return /^\s*(?:taskset -c \S+ )?(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(?:\S*\/)?node(?:\s|$)/.test(command);
+  return new RegExp(String.raw`^\s*(?:taskset -c \S+ )?${ASSIGNMENTS}(?:\S*\/)?node(?:\s|$)`).test(command);
 }
 
 let sequence = 0;
@@ -205,7 +208,7 @@ export function execIfSimple(command: string): string {
   if (!/^[\w\s./=@%+:,-]+$/.test(simple)) return command;
   // Assignments first: `exec VAR=value node …` would look for a program named `VAR=value`; `VAR=value exec node …`
   // hands the variable to node.
-  const [, assignments, rest] = /^((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)(.*)$/s.exec(simple)!;
+  const [, assignments, rest] = new RegExp(`^(${ASSIGNMENTS})(.*)$`, 's').exec(simple)!;
   return `${assignments}exec ${rest}`;
 }
 

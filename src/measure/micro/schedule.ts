@@ -362,7 +362,10 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
         `after ${rounds} rounds, ${decided.size} benchmark(s) decided at the early look (a step far from its budget); ${open.length} go on`,
       );
     if (rounds === plannedRounds)
-      plan.log(`after ${rounds} rounds, ${open.length} benchmark(s) have no verdict yet: adding rounds for them (up to ${maxRounds()})`);
+      plan.log(
+        `after ${rounds} rounds, ${open.length} benchmark(s) have no verdict yet: ` +
+          (rounds < maxRounds() ? `adding rounds for them (up to ${maxRounds()})` : `max-rounds (${maxRounds()}) leaves none to add`),
+      );
   }
 
   // A regression must reproduce in a fresh group of processes before it can fail the build.
