@@ -118,12 +118,14 @@ describe('bad benchmarks', () => {
     expect(spin.error).toMatch(
       /at head: the benchmark process \(pid \d+\) showed no progress for 2s while running 'bench\/a\.bench\.js > spin' \(head\) and was killed/,
     );
-    // Judged from all its rounds, and never failed (its code is the same on both sides). A pass or inconclusive, which
+    // Judged from its rounds, and never failed (its code is the same on both sides). A pass or inconclusive, which
     // one is not this test's question: 5 rounds of a 3 ns call beside other test files once read a certain improvement.
     const sum = report.benchmarks.find((b: { id: string }) => b.id === 'bench/a.bench.js > sum');
     expect(sum.verdict).toMatch(/^(unchanged|within-budget|inconclusive|improvement)$/);
     expect(sum.error).toBeUndefined();
-    expect(sum.rounds).toHaveLength(5);
+    // Every round the run measured counts for it (5, or 3 when the early look decided it): none lost to the hang.
+    expect(sum.rounds).toHaveLength(report.run.rounds);
+    expect([3, 5]).toContain(report.run.rounds);
     expect(sum.change.low).toBeLessThanOrEqual(sum.change.high);
   });
 

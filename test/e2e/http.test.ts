@@ -50,9 +50,11 @@ describe('HTTP load tests, through the real CLI', () => {
     expect(bench.confirmation).toHaveLength(report.run.httpConfirmRounds);
     expect(report.run.httpConfirmRounds).toBeGreaterThanOrEqual(Math.min(report.run.httpRounds, minimumRounds(plan.confirmationLevel)));
     expect(report.run.httpConfirmRounds).toBeLessThanOrEqual(Math.max(report.run.httpRounds, 6));
-    // About -75% on a quiet machine; -40% once beside two busy loops (Node 24, both cores taken): the fresh group shows a
-    // loss far beyond the 10% budget, its size is the machine's.
-    expect(median(bench.confirmation), JSON.stringify(bench.confirmation)).toBeLessThan(-0.25);
+    // About -75% on a quiet machine; -40% once beside two busy loops (Node 24, both cores taken): where requests/s's
+    // interval lies beyond the 10% budget, its fresh group shows a loss beyond it too (a confirmation that measured
+    // nothing new reads about 0); its size is the machine's. Where the regression was another figure's (above), the
+    // fresh group of requests/s proves nothing either way.
+    if (bench.change.high < -0.1) expect(median(bench.confirmation), JSON.stringify(bench.confirmation)).toBeLessThan(-0.1);
     // Throughput's loss (over 50%) reproduces every time; p99's fivefold growth nearly always does, but on a
     // loaded machine one slow round at base can keep its confirmation short of the budget: then it says so.
     // (An early decision says so in the note too, and so do rounds that fell in groups: a loaded machine's rounds of
@@ -76,7 +78,13 @@ describe('HTTP load tests, through the real CLI', () => {
     // over +25% when quieter; docs/http.md). Head's own blocked event loop is the probe's figure, asserted below. What
     // holds whatever the load: head's p99 is the higher, and p99's verdict is what its interval says at its budget
     // (the rounds stop once throughput's loss decides the benchmark, which can leave p99 undecided).
-    expect(p99.change.estimate).toBeGreaterThan(0);
+    // Saturated: the machine's other work takes the cores (load 2× the cores or more, before or after: the one-minute
+    // average lags the run's start). Both servers then wait for a CPU alike, and head's p99 and median delay can read
+    // below base's: only no improvement is certain.
+    const { before, after } = report.environment.loadAverage;
+    const saturated = Math.max(before[0], after?.[0] ?? 0) >= 2 * os.cpus().length;
+    if (!saturated) expect(p99.change.estimate).toBeGreaterThan(0);
+    else expect(p99.verdict).not.toBe('improvement');
     if (unreproduced) expect(p99.verdict).toBe('inconclusive');
     if (p99.verdict === 'regression') expect(p99.change.low).toBeGreaterThan(0.25);
     // A p99 regression the fresh rounds did not reproduce (the note) keeps the first group's interval, above the
@@ -137,7 +145,6 @@ describe('HTTP load tests, through the real CLI', () => {
     // read below base's (1.41 vs 1.72 ms): the blocked loop is then shown by the CPU per request (below), and the
     // report must not say the loop is blocked from a median that did not rise.
     const [baseP50, headP50] = [bench.http.server.base.eventLoopDelayMs.p50, bench.http.server.head.eventLoopDelayMs.p50];
-    const saturated = report.environment.loadAverage.before[0] >= 2 * os.cpus().length;
     if (!saturated) expect(headP50).toBeGreaterThan(baseP50);
     else if (!(headP50 > baseP50))
       expect(bench.http.moved.filter((line: string) => /^event-loop delay p50 .*something blocks/.test(line))).toEqual([]);
@@ -153,7 +160,10 @@ describe('HTTP load tests, through the real CLI', () => {
       expect(showsValue(main!, cpu[side].mainUs) && showsValue(all!, cpu[side].processUs)).toBe(true);
     }
     expect(cpu.head.mainUs).toBeGreaterThan(2 * cpu.base.mainUs);
-    expect(cpu.change.high).toBeLessThan(-0.5);
+    // More than halved (about -75% when quiet); beyond its 10% budget with certainty when it is the verdict. The interval's
+    // upper end is not asked below -50%: with few rounds it is about the worst round's.
+    expect(cpu.change.estimate).toBeLessThan(-0.5);
+    if (cpu.verdict === 'regression') expect(cpu.change.high).toBeLessThan(-0.1);
     const cpuLine = run.stdout.split('\n').find((line) => line.includes("requests per CPU-second of the server's main thread: "))!;
     expect(changeShown(cpuLine.slice(cpuLine.indexOf(': ') + 2, cpuLine.indexOf(' (')), cpu.change), cpuLine).toBe(true);
     // What a moved delay means, in words, in the report and the printed table alike.
