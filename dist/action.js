@@ -86592,10 +86592,11 @@ function formatMicros(us) {
 }
 function formatDuration(ms) {
   if (!isFiniteNumber(ms)) return "\u2013";
-  if (ms < 1e3) return `${Math.round(ms)}ms`;
-  if (ms < 6e4) return `${(ms / 1e3).toFixed(ms < 1e4 ? 1 : 0)}s`;
-  const minutes = Math.floor(ms / 6e4);
-  const seconds = Math.round(ms % 6e4 / 1e3);
+  if (Math.round(ms) < 1e3) return `${Math.round(ms)}ms`;
+  if (Math.round(ms / 100) < 100) return `${(Math.round(ms / 100) / 10).toFixed(1)}s`;
+  const total = Math.round(ms / 1e3);
+  if (total < 60) return `${total}s`;
+  const [minutes, seconds] = [Math.floor(total / 60), total % 60];
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
 function formatPath(path33, width = 60) {

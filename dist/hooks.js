@@ -1,7 +1,8 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/harness/hooks.ts
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
@@ -15,14 +16,53 @@ var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?
 
 // src/measure/micro/harness/hooks.ts
 var SCHEME = "benchgate-harness:";
+async function settle(steps) {
+  let sent = { value: void 0 };
+  for (; ; ) {
+    const step = "error" in sent ? steps.throw(sent.error) : steps.next(sent.value);
+    if (step.done) return step.value;
+    try {
+      sent = { value: await step.value() };
+    } catch (error) {
+      sent = { error };
+    }
+  }
+}
+function settleNow(steps) {
+  let sent = { value: void 0 };
+  for (; ; ) {
+    const step = "error" in sent ? steps.throw(sent.error) : steps.next(sent.value);
+    if (step.done) return step.value;
+    try {
+      sent = { value: step.value() };
+    } catch (error) {
+      sent = { error };
+    }
+  }
+}
 var transformUrl = "";
 var answerKey = "benchgate.capture";
 function initialize(data) {
   transformUrl = data.transform;
   if (data.answer) answerKey = data.answer;
 }
-async function resolve(specifier, context, next) {
-  const resolved = await resolveOnce(specifier, context, next);
+function resolve(specifier, context, next) {
+  return settle(resolveSteps(specifier, context, next));
+}
+function load(url, context, next) {
+  return settle(loadSteps(url, context, next));
+}
+function inThreadHooks(data) {
+  initialize(data);
+  loadTransform = () => createRequire(import.meta.url)(fileURLToPath(transformUrl));
+  const required = (context) => context.conditions?.includes("require") === true;
+  return {
+    resolve: (specifier, context, next) => required(context) ? next(specifier, context) : settleNow(resolveSteps(specifier, context, next)),
+    load: (url, context, next) => required(context) ? next(url, context) : settleNow(loadSteps(url, context, next))
+  };
+}
+function* resolveSteps(specifier, context, next) {
+  const resolved = yield* resolveOnce(specifier, context, next);
   return inParentGraph(resolved, context.parentURL);
 }
 function inParentGraph(resolved, parent) {
@@ -36,25 +76,25 @@ function inParentGraph(resolved, parent) {
   return { ...resolved, url: `${head}${head.includes("?") ? "&" : "?"}${GRAPH_PARAMETER}=${graph}${hash}` };
 }
 var HARNESS_IN_PATH = new RegExp(`/node_modules/(?:${HARNESS_PACKAGES.join("|")})/`);
-async function resolveOnce(specifier, context, next) {
+function* resolveOnce(specifier, context, next) {
   const parent = context.parentURL;
   if (HARNESS_PACKAGES.includes(specifier) && parent && !parent.startsWith(SCHEME) && !parent.includes("/node_modules/")) {
-    const real = await next(specifier, context);
+    const real = yield () => next(specifier, context);
     return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
   }
   if (parent?.startsWith("file:") && isTypeScript(new URL(parent).pathname) && isPathLike(specifier))
-    return resolveFromTypeScript(specifier, context, next);
-  return next(specifier, context);
+    return yield* resolveFromTypeScript(specifier, context, next);
+  return yield () => next(specifier, context);
 }
-async function resolveFromTypeScript(specifier, context, next) {
+function* resolveFromTypeScript(specifier, context, next) {
   try {
-    return await next(specifier, context);
+    return yield () => next(specifier, context);
   } catch (error) {
     const code = error.code;
     if (code !== "ERR_MODULE_NOT_FOUND" && code !== "ERR_UNSUPPORTED_DIR_IMPORT") throw error;
     for (const candidate of typeScriptCandidates(specifier)) {
       try {
-        return await next(candidate, context);
+        return yield () => next(candidate, context);
       } catch {
       }
     }
@@ -70,22 +110,22 @@ function typeScriptCandidates(specifier) {
 function isPathLike(specifier) {
   return specifier.startsWith("./") || specifier.startsWith("../") || specifier.startsWith("/") || specifier.startsWith("file:");
 }
-async function load(url, context, next) {
-  if (url.startsWith(SCHEME)) return { format: "module", source: await captureModule(url, next), shortCircuit: true };
-  if (url.startsWith("file:") && isTypeScript(new URL(url).pathname)) return loadTypeScript(url);
+function* loadSteps(url, context, next) {
+  if (url.startsWith(SCHEME)) return { format: "module", source: yield* captureModule(url, next), shortCircuit: true };
+  if (url.startsWith("file:") && isTypeScript(new URL(url).pathname)) return yield* loadTypeScript(url);
   if (isBareJsonImport(url, context)) return loadJson(url);
-  return next(url, context);
+  return yield () => next(url, context);
 }
 function isBareJsonImport(url, context) {
   if (!url.startsWith("file:") || context.importAttributes?.type !== void 0) return false;
   const { pathname } = new URL(url);
   return pathname.endsWith(".json") && !pathname.includes("/node_modules/");
 }
-async function loadJson(url) {
+function loadJson(url) {
   const file = fileURLToPath(url);
   let value;
   try {
-    value = JSON.parse(await readFile(file, "utf8"));
+    value = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
     throw new Error(`${file}: not valid JSON (${error.message})`, { cause: error });
   }
@@ -100,7 +140,7 @@ async function loadJson(url) {
 var RESERVED = new Set(
   "break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await arguments eval".split(" ")
 );
-async function captureModule(url, next) {
+function* captureModule(url, next) {
   const name = url.slice(SCHEME.length, url.indexOf("?"));
   const real = decodeURIComponent(url.slice(url.indexOf("?") + 1));
   const target = JSON.stringify(real);
@@ -127,7 +167,7 @@ export const { ${names.join(", ")} } = api;
 export default api;
 `;
   }
-  const hasDefault = await exportsDefault(real, next);
+  const hasDefault = yield* exportsDefault(real, next);
   const reexport = `export * from ${target};${hasDefault ? `
 export { default } from ${target};` : ""}`;
   if (name === "mitata") {
@@ -144,25 +184,26 @@ capture.${name === "benchmark" ? "benchmarkjs" : "tinybench"}(real, ${target});
 ${reexport}
 `;
 }
-async function exportsDefault(url, next) {
+function* exportsDefault(url, next) {
   if (!url.startsWith("file:")) return false;
-  const loaded = await next(url, { conditions: [], format: void 0 });
+  const loaded = yield () => next(url, { conditions: [], format: void 0 });
   if (loaded.format === "commonjs") return true;
   const source = loaded.source ? Buffer.from(loaded.source).toString("utf8") : "";
   return /\bexport\s+default\b|\bas\s+default\b/.test(source);
 }
 var transform;
-async function loadTypeScript(url) {
+var loadTransform = () => import(transformUrl);
+function* loadTypeScript(url) {
   const file = fileURLToPath(url);
   if (file.endsWith(".tsx")) throw new Error(`${file}: JSX in TypeScript bench files is not supported`);
-  transform ??= import(transformUrl);
-  const { code } = (await transform).transformTypeScript(await readFile(file, "utf8"), file);
-  return { format: await typeScriptFormat(file, code), source: code, shortCircuit: true };
+  transform ??= yield loadTransform;
+  const { code } = transform.transformTypeScript(readFileSync(file, "utf8"), file);
+  return { format: typeScriptFormat(file, code), source: code, shortCircuit: true };
 }
-async function typeScriptFormat(file, code) {
+function typeScriptFormat(file, code) {
   if (file.endsWith(".mts")) return "module";
   if (file.endsWith(".cts")) return "commonjs";
-  const type = await packageType(path.dirname(file));
+  const type = packageType(path.dirname(file));
   if (type === "module") return "module";
   if (type === "commonjs") return "commonjs";
   try {
@@ -173,10 +214,10 @@ async function typeScriptFormat(file, code) {
     return "module";
   }
 }
-async function packageType(dir) {
+function packageType(dir) {
   for (let current = dir; ; current = path.dirname(current)) {
     try {
-      const manifest = JSON.parse(await readFile(path.join(current, "package.json"), "utf8"));
+      const manifest = JSON.parse(readFileSync(path.join(current, "package.json"), "utf8"));
       return typeof manifest.type === "string" ? manifest.type : "none";
     } catch {
       if (path.dirname(current) === current) return void 0;
@@ -184,6 +225,7 @@ async function packageType(dir) {
   }
 }
 export {
+  inThreadHooks,
   initialize,
   load,
   resolve

@@ -1,10 +1,10 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/runner.ts
-import { readFileSync as readFileSync4, readSync as readSync2, rmSync as rmSync2, statSync, writeFileSync } from "node:fs";
+import { readFileSync as readFileSync5, readSync as readSync2, rmSync as rmSync2, statSync, writeFileSync } from "node:fs";
 import { findSourceMap } from "node:module";
-import path6 from "node:path";
-import { fileURLToPath as fileURLToPath3, pathToFileURL as pathToFileURL3 } from "node:url";
+import path7 from "node:path";
+import { fileURLToPath as fileURLToPath4, pathToFileURL as pathToFileURL3 } from "node:url";
 
 // src/measure/profiler.ts
 import { Session } from "node:inspector";
@@ -1365,7 +1365,7 @@ function batchTask(side, batch) {
 var sink = { value: void 0 };
 
 // src/measure/micro/capture-setup.ts
-import { register } from "node:module";
+import * as nodeModule from "node:module";
 
 // src/measure/micro/harness/capture.ts
 import { fileURLToPath as fileURLToPath2 } from "node:url";
@@ -2280,10 +2280,216 @@ function harnessCapture() {
   return installed;
 }
 
+// src/measure/micro/harness/hooks.ts
+import { readFileSync as readFileSync2 } from "node:fs";
+import { createRequire } from "node:module";
+import path4 from "node:path";
+import { fileURLToPath as fileURLToPath3 } from "node:url";
+import vm from "node:vm";
+
+// src/measure/micro/harness/typescript-files.ts
+var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
+
+// src/measure/micro/harness/hooks.ts
+var SCHEME = "benchgate-harness:";
+function settleNow(steps) {
+  let sent = { value: void 0 };
+  for (; ; ) {
+    const step = "error" in sent ? steps.throw(sent.error) : steps.next(sent.value);
+    if (step.done) return step.value;
+    try {
+      sent = { value: step.value() };
+    } catch (error) {
+      sent = { error };
+    }
+  }
+}
+var transformUrl = "";
+var answerKey = "benchgate.capture";
+function initialize(data) {
+  transformUrl = data.transform;
+  if (data.answer) answerKey = data.answer;
+}
+function inThreadHooks(data) {
+  initialize(data);
+  loadTransform = () => createRequire(import.meta.url)(fileURLToPath3(transformUrl));
+  const required = (context) => context.conditions?.includes("require") === true;
+  return {
+    resolve: (specifier, context, next) => required(context) ? next(specifier, context) : settleNow(resolveSteps(specifier, context, next)),
+    load: (url, context, next) => required(context) ? next(url, context) : settleNow(loadSteps(url, context, next))
+  };
+}
+function* resolveSteps(specifier, context, next) {
+  const resolved = yield* resolveOnce(specifier, context, next);
+  return inParentGraph(resolved, context.parentURL);
+}
+function inParentGraph(resolved, parent) {
+  if (!parent?.startsWith("file:") || !resolved.url.startsWith("file:")) return resolved;
+  const graph = new URL(parent).searchParams.get(GRAPH_PARAMETER);
+  if (graph === null) return resolved;
+  const url = new URL(resolved.url);
+  if (url.searchParams.has(GRAPH_PARAMETER) || HARNESS_IN_PATH.test(url.pathname)) return resolved;
+  const hashAt = resolved.url.indexOf("#");
+  const [head, hash] = hashAt < 0 ? [resolved.url, ""] : [resolved.url.slice(0, hashAt), resolved.url.slice(hashAt)];
+  return { ...resolved, url: `${head}${head.includes("?") ? "&" : "?"}${GRAPH_PARAMETER}=${graph}${hash}` };
+}
+var HARNESS_IN_PATH = new RegExp(`/node_modules/(?:${HARNESS_PACKAGES.join("|")})/`);
+function* resolveOnce(specifier, context, next) {
+  const parent = context.parentURL;
+  if (HARNESS_PACKAGES.includes(specifier) && parent && !parent.startsWith(SCHEME) && !parent.includes("/node_modules/")) {
+    const real = yield () => next(specifier, context);
+    return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
+  }
+  if (parent?.startsWith("file:") && isTypeScript(new URL(parent).pathname) && isPathLike(specifier))
+    return yield* resolveFromTypeScript(specifier, context, next);
+  return yield () => next(specifier, context);
+}
+function* resolveFromTypeScript(specifier, context, next) {
+  try {
+    return yield () => next(specifier, context);
+  } catch (error) {
+    const code = error.code;
+    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "ERR_UNSUPPORTED_DIR_IMPORT") throw error;
+    for (const candidate of typeScriptCandidates(specifier)) {
+      try {
+        return yield () => next(candidate, context);
+      } catch {
+      }
+    }
+    throw error;
+  }
+}
+function typeScriptCandidates(specifier) {
+  const swapped = { ".js": [".ts", ".tsx"], ".mjs": [".mts"], ".cjs": [".cts"], ".jsx": [".tsx"] };
+  const extension = path4.posix.extname(specifier);
+  if (swapped[extension]) return swapped[extension].map((ext) => specifier.slice(0, -extension.length) + ext);
+  return [".ts", ".tsx", ".mts", ".js", ".mjs", "/index.ts", "/index.js"].map((ext) => specifier.replace(/\/$/, "") + ext);
+}
+function isPathLike(specifier) {
+  return specifier.startsWith("./") || specifier.startsWith("../") || specifier.startsWith("/") || specifier.startsWith("file:");
+}
+function* loadSteps(url, context, next) {
+  if (url.startsWith(SCHEME)) return { format: "module", source: yield* captureModule(url, next), shortCircuit: true };
+  if (url.startsWith("file:") && isTypeScript(new URL(url).pathname)) return yield* loadTypeScript(url);
+  if (isBareJsonImport(url, context)) return loadJson(url);
+  return yield () => next(url, context);
+}
+function isBareJsonImport(url, context) {
+  if (!url.startsWith("file:") || context.importAttributes?.type !== void 0) return false;
+  const { pathname } = new URL(url);
+  return pathname.endsWith(".json") && !pathname.includes("/node_modules/");
+}
+function loadJson(url) {
+  const file = fileURLToPath3(url);
+  let value;
+  try {
+    value = JSON.parse(readFileSync2(file, "utf8"));
+  } catch (error) {
+    throw new Error(`${file}: not valid JSON (${error.message})`, { cause: error });
+  }
+  const names = value !== null && typeof value === "object" && !Array.isArray(value) ? Object.keys(value).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && !RESERVED.has(key)) : [];
+  const source = [
+    `const value = JSON.parse(${JSON.stringify(JSON.stringify(value))});`,
+    "export default value;",
+    ...names.map((key) => `export const ${key} = value[${JSON.stringify(key)}];`)
+  ].join("\n");
+  return { format: "module", source, shortCircuit: true };
+}
+var RESERVED = new Set(
+  "break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await arguments eval".split(" ")
+);
+function* captureModule(url, next) {
+  const name = url.slice(SCHEME.length, url.indexOf("?"));
+  const real = decodeURIComponent(url.slice(url.indexOf("?") + 1));
+  const target = JSON.stringify(real);
+  const capture = `const capture = globalThis[Symbol.for(${JSON.stringify(answerKey)})];`;
+  if (name === "vitest") {
+    const names = [
+      "bench",
+      "describe",
+      "suite",
+      "it",
+      "test",
+      "beforeAll",
+      "afterAll",
+      "beforeEach",
+      "afterEach",
+      "vi",
+      "vitest",
+      "expect",
+      "assert"
+    ];
+    return `${capture}
+const api = capture.vitest(${target});
+export const { ${names.join(", ")} } = api;
+export default api;
+`;
+  }
+  const hasDefault = yield* exportsDefault(real, next);
+  const reexport = `export * from ${target};${hasDefault ? `
+export { default } from ${target};` : ""}`;
+  if (name === "mitata") {
+    const names = ["bench", "group", "summary", "barplot", "boxplot", "lineplot", "compact", "baseline", "run", "do_not_optimize"];
+    return `import * as real from ${target};
+${capture}
+export const { ${names.join(", ")} } = capture.mitata(real, ${target});
+${reexport}
+`;
+  }
+  return `import * as real from ${target};
+${capture}
+capture.${name === "benchmark" ? "benchmarkjs" : "tinybench"}(real, ${target});
+${reexport}
+`;
+}
+function* exportsDefault(url, next) {
+  if (!url.startsWith("file:")) return false;
+  const loaded = yield () => next(url, { conditions: [], format: void 0 });
+  if (loaded.format === "commonjs") return true;
+  const source = loaded.source ? Buffer.from(loaded.source).toString("utf8") : "";
+  return /\bexport\s+default\b|\bas\s+default\b/.test(source);
+}
+var transform;
+var loadTransform = () => import(transformUrl);
+function* loadTypeScript(url) {
+  const file = fileURLToPath3(url);
+  if (file.endsWith(".tsx")) throw new Error(`${file}: JSX in TypeScript bench files is not supported`);
+  transform ??= yield loadTransform;
+  const { code } = transform.transformTypeScript(readFileSync2(file, "utf8"), file);
+  return { format: typeScriptFormat(file, code), source: code, shortCircuit: true };
+}
+function typeScriptFormat(file, code) {
+  if (file.endsWith(".mts")) return "module";
+  if (file.endsWith(".cts")) return "commonjs";
+  const type = packageType(path4.dirname(file));
+  if (type === "module") return "module";
+  if (type === "commonjs") return "commonjs";
+  try {
+    new vm.Script(`(function () {${code}
+})`, { filename: file });
+    return "commonjs";
+  } catch {
+    return "module";
+  }
+}
+function packageType(dir) {
+  for (let current2 = dir; ; current2 = path4.dirname(current2)) {
+    try {
+      const manifest = JSON.parse(readFileSync2(path4.join(current2, "package.json"), "utf8"));
+      return typeof manifest.type === "string" ? manifest.type : "none";
+    } catch {
+      if (path4.dirname(current2) === current2) return void 0;
+    }
+  }
+}
+
 // src/measure/micro/capture-setup.ts
-function installCapture(sourceMaps) {
+function installCapture(sourceMaps, inThread = false) {
   if (sourceMaps) process.setSourceMapsEnabled(true);
-  register(new URL("./hooks.js", import.meta.url), { data: { transform: new URL("./typescript.js", import.meta.url).href } });
+  const data = { transform: new URL("./typescript.js", import.meta.url).href };
+  const registerHooks2 = nodeModule.registerHooks;
+  if (inThread && typeof registerHooks2 === "function") registerHooks2(inThreadHooks(data));
+  else nodeModule.register(new URL("./hooks.js", import.meta.url), { data });
   harnessCapture();
 }
 
@@ -2666,12 +2872,9 @@ function changes(before, after, limit = 3) {
   return found;
 }
 
-// src/measure/micro/harness/typescript-files.ts
-var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
-
 // src/measure/micro/load.ts
-import { readFileSync as readFileSync2 } from "node:fs";
-import path4 from "node:path";
+import { readFileSync as readFileSync3 } from "node:fs";
+import path5 from "node:path";
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
@@ -2697,7 +2900,7 @@ var ACCEPTED_SHAPES = [
 ];
 function lateNote(error, file, root) {
   const [message, frame] = describeThrown(error, root).split("\n");
-  const own = path4.relative(root, file).split(path4.sep).join("/");
+  const own = path5.relative(root, file).split(path5.sep).join("/");
   const from = /\(?((?:[^\s():]+\/)*[^\s():]+\.[cm]?[jt]sx?):\d+:\d+\)?$/.exec(frame?.trim() ?? "")?.[1];
   if (from && from !== own && !from.includes("node_modules"))
     return `while it loaded, ${from} threw (set aside; a timer or callback of that file, not this one's code): ${message}`;
@@ -2716,7 +2919,7 @@ async function loadBenchFile(file, root) {
     }
   });
   const harness = declaration.harnesses[0]?.harness;
-  const workers = declaration.workers.map((worker) => path4.relative(root, worker).split(path4.sep).join("/"));
+  const workers = declaration.workers.map((worker) => path5.relative(root, worker).split(path5.sep).join("/"));
   if (declaration.tasks.length > 0) {
     const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map((error) => lateNote(error, file, root));
     return {
@@ -2734,7 +2937,7 @@ async function loadBenchFile(file, root) {
   }
   if (declaration.children.length)
     throw new Error(
-      `it measures in child processes (${declaration.children.map((child) => path4.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
+      `it measures in child processes (${declaration.children.map((child) => path5.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
     );
   if (thrown) throw thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
@@ -2742,7 +2945,7 @@ async function loadBenchFile(file, root) {
   const failed = declaration.workerErrors[0];
   if (failed)
     throw new Error(
-      `its worker ${path4.relative(root, failed.file).split(path4.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
+      `its worker ${path5.relative(root, failed.file).split(path5.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
     );
   if (declaration.workers.length)
     throw new Error(`it measures in worker threads (${workers.join(", ")}) and no task was declared there. ${AS_TASKS}`);
@@ -2759,7 +2962,7 @@ var UNSUPPORTED_HARNESSES = ["cronometro", "bench-node"].map((name) => ({
 function unsupportedHarness(file) {
   let source;
   try {
-    source = readFileSync2(file.startsWith("file:") ? new URL(file) : file, "utf8");
+    source = readFileSync3(file.startsWith("file:") ? new URL(file) : file, "utf8");
   } catch {
     return void 0;
   }
@@ -2783,13 +2986,13 @@ function isObject(value) {
 }
 
 // src/measure/counts/task.ts
-import { closeSync, existsSync, openSync, readFileSync as readFileSync3, readSync, rmSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync as readFileSync4, readSync, rmSync } from "node:fs";
 import os2 from "node:os";
 import v8 from "node:v8";
-import vm from "node:vm";
+import vm2 from "node:vm";
 
 // src/measure/counts/functions.ts
-import path5 from "node:path";
+import path6 from "node:path";
 var INSTRUCTIONS = { Ir: 1 };
 var CYCLE_WEIGHTS = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
 function functionCosts(text, weights = INSTRUCTIONS) {
@@ -2872,7 +3075,7 @@ function nameOf(cost, map, root) {
   if (/^0x[0-9a-f]+$/i.test(cost.function) && !cost.object) return { name: "(JIT code, unnamed)", where: "JIT" };
   const name = shortName(cost.function);
   if (name.startsWith("v8::")) return { name: name.replace(/^v8::(?:internal::)?/, ""), where: "V8" };
-  return { name, where: cost.object ? path5.basename(cost.object) : "native" };
+  return { name, where: cost.object ? path6.basename(cost.object) : "native" };
 }
 function shortName(full) {
   if (full.startsWith("(")) return full;
@@ -2895,9 +3098,9 @@ function place(location, root) {
   const file = decoded((match?.[1] ?? location).replace(/^file:\/\//, "").replace(/\?.*$/, ""));
   if (!file) return "";
   const line = match ? `:${match[2]}` : "";
-  if (!path5.isAbsolute(file)) return `${file}${line}`;
-  const relative = path5.relative(root, file);
-  return `${relative.startsWith("..") ? file : relative.split(path5.sep).join("/")}${line}`;
+  if (!path6.isAbsolute(file)) return `${file}${line}`;
+  const relative = path6.relative(root, file);
+  return `${relative.startsWith("..") ? file : relative.split(path6.sep).join("/")}${line}`;
 }
 function decoded(url) {
   try {
@@ -2991,7 +3194,7 @@ function functionsPerCall(empty, measured, batch) {
 function profileDumps(dumps, figure = "instructions") {
   const weights = figure === "cycles" ? CYCLE_WEIGHTS : INSTRUCTIONS;
   const read = (files) => files.map((file) => {
-    const costs = functionCosts(readFileSync3(file, "utf8"), weights);
+    const costs = functionCosts(readFileSync4(file, "utf8"), weights);
     rmSync(file, { force: true });
     return costs;
   });
@@ -3027,13 +3230,13 @@ function dumpHeader(file) {
   } finally {
     closeSync(fd);
   }
-  return readFileSync3(file, "utf8");
+  return readFileSync4(file, "utf8");
 }
 var collector;
 function collect(options) {
   if (!collector) {
     v8.setFlagsFromString("--expose-gc");
-    collector = vm.runInNewContext("gc");
+    collector = vm2.runInNewContext("gc");
   }
   collector(options);
 }
@@ -3118,7 +3321,7 @@ async function loadSides(sides) {
       current = `loading ${file} (${side.revision})`;
       const before = fingerprint();
       try {
-        const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path6.join(side.root, file), side.root);
+        const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path7.join(side.root, file), side.root);
         const changed = changes(before, fingerprint());
         if (changed.length)
           sharedChanged ??= `${side.revision}'s ${file} changed builtins that both revisions share in one process (${changed.join(", ")})`;
@@ -3289,7 +3492,7 @@ function mapSize(file) {
 }
 function readText(file) {
   try {
-    return readFileSync4(file, "utf8");
+    return readFileSync5(file, "utf8");
   } catch {
     return "";
   }
@@ -3343,7 +3546,7 @@ function atSourceFiles(profile) {
     const loaded = callFrame.url;
     callFrame.url = withoutGraph(loaded);
     if (!isTypeScript(callFrame.url)) continue;
-    const map = findSourceMap(loaded) ?? (loaded.startsWith("file:") ? findSourceMap(fileURLToPath3(loaded)) : void 0);
+    const map = findSourceMap(loaded) ?? (loaded.startsWith("file:") ? findSourceMap(fileURLToPath4(loaded)) : void 0);
     if (!map) continue;
     const entry2 = map.findEntry(callFrame.lineNumber, callFrame.columnNumber);
     if ("originalLine" in entry2) Object.assign(callFrame, { lineNumber: entry2.originalLine, columnNumber: entry2.originalColumn });
@@ -3361,7 +3564,10 @@ async function fatal(message) {
 function prepare(job) {
   jobSides = job.sides;
   const files = job.sides.flatMap((side) => side.files);
-  installCapture(files.some((file) => /\.[cm]?tsx?$/.test(file)));
+  installCapture(
+    files.some((file) => /\.[cm]?tsx?$/.test(file)),
+    "kind" in job && job.kind === "count"
+  );
 }
 var doing = () => current.startsWith("loading") ? current : `running '${current}'`;
 var jobSides = [];
@@ -3370,7 +3576,7 @@ function thrownOutside(kind, error) {
   const benchFileOf = (frame) => {
     for (const side of jobSides)
       for (const file of side.files) {
-        const at = path6.join(side.root, file);
+        const at = path7.join(side.root, file);
         const url = pathToFileURL3(at).href;
         if (frame.includes(`${at}:`) || frame.includes(`${url}:`) || frame.includes(`${url}?`)) return { side, file };
       }

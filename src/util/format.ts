@@ -83,13 +83,17 @@ export function formatMicros(us: number): string {
   return `${Number((us / 1000).toPrecision(3))} ms`;
 }
 
-/** 850 → "850ms", 12_300 → "12s", 150_000 → "2m30s" */
+/**
+ * 850 → "850ms", 12_300 → "12s", 150_000 → "2m30s". Rounded once, to the unit shown, before it is split: 179_600 is
+ * "3m", never "2m60s" (and 999.7 "1.0s", 9_960 "10s", 59_700 "1m").
+ */
 export function formatDuration(ms: unknown): string {
   if (!isFiniteNumber(ms)) return '–';
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`;
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = Math.round((ms % 60_000) / 1000);
+  if (Math.round(ms) < 1000) return `${Math.round(ms)}ms`;
+  if (Math.round(ms / 100) < 100) return `${(Math.round(ms / 100) / 10).toFixed(1)}s`;
+  const total = Math.round(ms / 1000);
+  if (total < 60) return `${total}s`;
+  const [minutes, seconds] = [Math.floor(total / 60), total % 60];
   return seconds ? `${minutes}m${String(seconds).padStart(2, '0')}s` : `${minutes}m`;
 }
 

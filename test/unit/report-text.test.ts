@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatConfidence, formatMicros, formatMs, formatOps, formatPercent } from '../../src/util/format.js';
+import { formatConfidence, formatDuration, formatMicros, formatMs, formatOps, formatPercent } from '../../src/util/format.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { runVerdict, type Report, type ReportBenchmark } from '../../src/report/model.js';
 import { renderTerminal } from '../../src/report/terminal.js';
@@ -40,6 +40,27 @@ describe("reading printed numbers back (the tests' own parser)", () => {
     for (const ms of [0.1443, 3.402, 45.12, 210.4]) expect(printedAs(formatMs(ms), ms), formatMs(ms)).toBe(true);
     for (const us of [0.0172, 2.061, 812.4, 2962])
       expect(showsValue(printedDurations(formatMicros(us))[0]!, us), formatMicros(us)).toBe(true);
+  });
+
+  it('prints a run’s duration rounded once, never a 60 in a minute (a counted run read "2m60s")', () => {
+    const cases: [number, string][] = [
+      [850, '850ms'],
+      [999.7, '1.0s'],
+      [3_440, '3.4s'],
+      [9_960, '10s'],
+      [12_300, '12s'],
+      [59_700, '1m'],
+      [150_000, '2m30s'],
+      [179_600, '3m'],
+      [3_599_600, '60m'],
+    ];
+    for (const [ms, shown] of cases) expect(formatDuration(ms), String(ms)).toBe(shown);
+    // Every whole second up to 10 minutes reads back as its own minutes and seconds.
+    for (let ms = 60_000; ms < 600_000; ms += 437) {
+      const [, minutes, seconds] = /^(\d+)m(?:(\d\d)s)?$/.exec(formatDuration(ms))!;
+      expect(Number(seconds ?? 0), formatDuration(ms)).toBeLessThan(60);
+      expect(Number(minutes) * 60 + Number(seconds ?? 0)).toBe(Math.round(ms / 1000));
+    }
   });
 });
 

@@ -34,8 +34,9 @@ export function findCallgrind(valgrind = 'valgrind'): { path: string; version: s
  * places V8's maps and strings, and V8's lookup caches are keyed by those addresses, so the same code under the same
  * seed read 62.70M, 63.27M or 63.38M instructions for 4,000 calls of one task (10 processes, 3 levels, 1.1% apart).
  * With one thread the reads finish in the order asked: 10 processes within 0.003%. The count sums every thread's
- * instructions, so one thread does the same work. Module hooks off the main thread (module.register, which the
- * runner uses) move the layout the same way, and are not removed by this (docs/counts.md).
+ * instructions, so one thread does the same work. Module hooks off the main thread (module.register) move the layout
+ * the same way: a counted process runs them in its thread where Node can (module.registerHooks, Node 22.15 and later;
+ * capture-setup.ts), and on Node 20 they stay off it (docs/counts.md).
  */
 export const COUNTED_ENV = { UV_THREADPOOL_SIZE: '1' } as const;
 

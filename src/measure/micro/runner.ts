@@ -349,11 +349,14 @@ async function fatal(message: string): Promise<never> {
   process.exit(1);
 }
 
-/** Before any bench file: the module hooks and the capture (capture-setup.ts). */
+/** Before any bench file: the module hooks (in the thread for a count job, where Node can) and the capture (capture-setup.ts). */
 function prepare(job: MicroJob | ProfileJob | LoadJob | CountJob): void {
   jobSides = job.sides;
   const files = job.sides.flatMap((side) => side.files);
-  installCapture(files.some((file) => /\.[cm]?tsx?$/.test(file)));
+  installCapture(
+    files.some((file) => /\.[cm]?tsx?$/.test(file)),
+    'kind' in job && job.kind === 'count',
+  );
 }
 
 const doing = () => (current.startsWith('loading') ? current : `running '${current}'`);

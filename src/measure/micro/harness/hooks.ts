@@ -13,8 +13,15 @@
  * through these hooks on Node 20; graphs.ts covers it by wrapping Module._load.
  *
  * The same hooks load TypeScript (see typescript.ts for the choice of transform).
+ *
+ * Two ways to run them, one logic: off the main thread (`module.register`: every call of the chain is awaited), or
+ * in the thread (`module.registerHooks`, Node 22.15 and later: every call answered at once; `inThreadHooks`). Each hook
+ * is written once as a generator of its steps (a call down the chain, loading the transform) and run by `settle` or
+ * `settleNow`. In the thread, a counted process's heap is laid out the same in every run: off it, the order in which
+ * the hooks thread answers moves V8's objects, and with them its lookup caches' hits (docs/counts.md).
  */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
@@ -33,7 +40,7 @@ interface ResolveResult {
   format?: string | null;
   shortCircuit?: boolean;
 }
-type NextResolve = (specifier: string, context?: ResolveContext) => Promise<ResolveResult>;
+type NextResolve = (specifier: string, context?: ResolveContext) => ResolveResult | Promise<ResolveResult>;
 interface LoadContext {
   format?: string | null;
   conditions: string[];
@@ -44,7 +51,39 @@ interface LoadResult {
   source?: string | ArrayBuffer | Uint8Array | null;
   shortCircuit?: boolean;
 }
-type NextLoad = (url: string, context?: LoadContext) => Promise<LoadResult>;
+type NextLoad = (url: string, context?: LoadContext) => LoadResult | Promise<LoadResult>;
+
+/** A step a hook waits on: a call down the chain, or loading the transform. Written by hand: no library runs one logic both ways. */
+type Step = () => unknown;
+type Steps<T> = Generator<Step, T, unknown>;
+
+/** Runs a hook's steps as module.register's hooks run: each step awaited. */
+async function settle<T>(steps: Steps<T>): Promise<T> {
+  let sent: { value: unknown } | { error: unknown } = { value: undefined };
+  for (;;) {
+    const step: IteratorResult<Step, T> = 'error' in sent ? steps.throw(sent.error) : steps.next(sent.value);
+    if (step.done) return step.value;
+    try {
+      sent = { value: await step.value() };
+    } catch (error) {
+      sent = { error };
+    }
+  }
+}
+
+/** Runs a hook's steps as module.registerHooks's hooks run: each step answered at once, in the thread. */
+function settleNow<T>(steps: Steps<T>): T {
+  let sent: { value: unknown } | { error: unknown } = { value: undefined };
+  for (;;) {
+    const step: IteratorResult<Step, T> = 'error' in sent ? steps.throw(sent.error) : steps.next(sent.value);
+    if (step.done) return step.value;
+    try {
+      sent = { value: step.value() };
+    } catch (error) {
+      sent = { error };
+    }
+  }
+}
 
 let transformUrl = '';
 /** The global (a Symbol.for key) that answers a harness import: the capture, or the native check's observer (measure/native). */
@@ -59,8 +98,35 @@ export function initialize(data: { transform: string; answer?: string }): void {
   if (data.answer) answerKey = data.answer;
 }
 
-export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
-  const resolved = await resolveOnce(specifier, context, next);
+export function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
+  return settle(resolveSteps(specifier, context, next));
+}
+
+export function load(url: string, context: LoadContext, next: NextLoad): Promise<LoadResult> {
+  return settle(loadSteps(url, context, next));
+}
+
+/**
+ * The same hooks for `module.registerHooks`, which runs them in the calling thread (`initialize`'s data). There they
+ * would see `require()` too, which the hooks off the thread never did (graphs.ts and capture.ts answer it by wrapping
+ * Module._load, and a `.json` or `.ts` file required keeps Node's own rule): a require passes straight on.
+ */
+export function inThreadHooks(data: { transform: string; answer?: string }): {
+  resolve: (specifier: string, context: ResolveContext, next: NextResolve) => ResolveResult;
+  load: (url: string, context: LoadContext, next: NextLoad) => LoadResult;
+} {
+  initialize(data);
+  loadTransform = () => createRequire(import.meta.url)(fileURLToPath(transformUrl)) as Transform;
+  const required = (context: { conditions?: string[] }) => context.conditions?.includes('require') === true;
+  return {
+    resolve: (specifier, context, next) =>
+      required(context) ? (next(specifier, context) as ResolveResult) : settleNow(resolveSteps(specifier, context, next)),
+    load: (url, context, next) => (required(context) ? (next(url, context) as LoadResult) : settleNow(loadSteps(url, context, next))),
+  };
+}
+
+function* resolveSteps(specifier: string, context: ResolveContext, next: NextResolve): Steps<ResolveResult> {
+  const resolved = yield* resolveOnce(specifier, context, next);
   return inParentGraph(resolved, context.parentURL);
 }
 
@@ -83,15 +149,15 @@ function inParentGraph(resolved: ResolveResult, parent: string | undefined): Res
 
 const HARNESS_IN_PATH = new RegExp(`/node_modules/(?:${HARNESS_PACKAGES.join('|')})/`);
 
-async function resolveOnce(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
+function* resolveOnce(specifier: string, context: ResolveContext, next: NextResolve): Steps<ResolveResult> {
   const parent = context.parentURL;
   if (HARNESS_PACKAGES.includes(specifier) && parent && !parent.startsWith(SCHEME) && !parent.includes('/node_modules/')) {
-    const real = await next(specifier, context);
+    const real = (yield () => next(specifier, context)) as ResolveResult;
     return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
   }
   if (parent?.startsWith('file:') && isTypeScript(new URL(parent).pathname) && isPathLike(specifier))
-    return resolveFromTypeScript(specifier, context, next);
-  return next(specifier, context);
+    return yield* resolveFromTypeScript(specifier, context, next);
+  return (yield () => next(specifier, context)) as ResolveResult;
 }
 
 /**
@@ -99,15 +165,15 @@ async function resolveOnce(specifier: string, context: ResolveContext, next: Nex
  * `./x.ts` (NodeNext), or without an extension (bundler resolution). Node's own
  * resolution is tried first, so a real `./x.js` always wins.
  */
-async function resolveFromTypeScript(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
+function* resolveFromTypeScript(specifier: string, context: ResolveContext, next: NextResolve): Steps<ResolveResult> {
   try {
-    return await next(specifier, context);
+    return (yield () => next(specifier, context)) as ResolveResult;
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'ERR_UNSUPPORTED_DIR_IMPORT') throw error;
     for (const candidate of typeScriptCandidates(specifier)) {
       try {
-        return await next(candidate, context);
+        return (yield () => next(candidate, context)) as ResolveResult;
       } catch {
         // try the next spelling
       }
@@ -127,11 +193,11 @@ function isPathLike(specifier: string): boolean {
   return specifier.startsWith('./') || specifier.startsWith('../') || specifier.startsWith('/') || specifier.startsWith('file:');
 }
 
-export async function load(url: string, context: LoadContext, next: NextLoad): Promise<LoadResult> {
-  if (url.startsWith(SCHEME)) return { format: 'module', source: await captureModule(url, next), shortCircuit: true };
-  if (url.startsWith('file:') && isTypeScript(new URL(url).pathname)) return loadTypeScript(url);
+function* loadSteps(url: string, context: LoadContext, next: NextLoad): Steps<LoadResult> {
+  if (url.startsWith(SCHEME)) return { format: 'module', source: yield* captureModule(url, next), shortCircuit: true };
+  if (url.startsWith('file:') && isTypeScript(new URL(url).pathname)) return yield* loadTypeScript(url);
   if (isBareJsonImport(url, context)) return loadJson(url);
-  return next(url, context);
+  return (yield () => next(url, context)) as LoadResult;
 }
 
 /**
@@ -146,11 +212,11 @@ function isBareJsonImport(url: string, context: LoadContext): boolean {
   return pathname.endsWith('.json') && !pathname.includes('/node_modules/');
 }
 
-async function loadJson(url: string): Promise<LoadResult> {
+function loadJson(url: string): LoadResult {
   const file = fileURLToPath(url);
   let value: unknown;
   try {
-    value = JSON.parse(await readFile(file, 'utf8'));
+    value = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     throw new Error(`${file}: not valid JSON (${(error as Error).message})`, { cause: error });
   }
@@ -181,7 +247,7 @@ const RESERVED = new Set(
  * set up by the benchmark process; in a native run the observer, measure/native/observer.ts)
  * and exports what the capture answers.
  */
-async function captureModule(url: string, next: NextLoad): Promise<string> {
+function* captureModule(url: string, next: NextLoad): Steps<string> {
   const name = url.slice(SCHEME.length, url.indexOf('?'));
   const real = decodeURIComponent(url.slice(url.indexOf('?') + 1));
   const target = JSON.stringify(real);
@@ -205,7 +271,7 @@ async function captureModule(url: string, next: NextLoad): Promise<string> {
     ];
     return `${capture}\nconst api = capture.vitest(${target});\nexport const { ${names.join(', ')} } = api;\nexport default api;\n`;
   }
-  const hasDefault = await exportsDefault(real, next);
+  const hasDefault = yield* exportsDefault(real, next);
   const reexport = `export * from ${target};${hasDefault ? `\nexport { default } from ${target};` : ''}`;
   if (name === 'mitata') {
     const names = ['bench', 'group', 'summary', 'barplot', 'boxplot', 'lineplot', 'compact', 'baseline', 'run', 'do_not_optimize'];
@@ -215,9 +281,9 @@ async function captureModule(url: string, next: NextLoad): Promise<string> {
 }
 
 /** Whether `url`'s module has a default export: always for CommonJS, by its source for an ES module. */
-async function exportsDefault(url: string, next: NextLoad): Promise<boolean> {
+function* exportsDefault(url: string, next: NextLoad): Steps<boolean> {
   if (!url.startsWith('file:')) return false;
-  const loaded = await next(url, { conditions: [], format: undefined });
+  const loaded = (yield () => next(url, { conditions: [], format: undefined })) as LoadResult;
   if (loaded.format === 'commonjs') return true;
   const source = loaded.source ? Buffer.from(loaded.source as Uint8Array).toString('utf8') : '';
   return /\bexport\s+default\b|\bas\s+default\b/.test(source);
@@ -226,14 +292,16 @@ async function exportsDefault(url: string, next: NextLoad): Promise<boolean> {
 interface Transform {
   transformTypeScript(source: string, file: string): { code: string; mapped: boolean };
 }
-let transform: Promise<Transform> | undefined;
+let transform: Transform | undefined;
+/** Off the thread an import; in it (inThreadHooks) a require of the same bundle. */
+let loadTransform: () => Transform | Promise<Transform> = () => import(transformUrl) as Promise<Transform>;
 
-async function loadTypeScript(url: string): Promise<LoadResult> {
+function* loadTypeScript(url: string): Steps<LoadResult> {
   const file = fileURLToPath(url);
   if (file.endsWith('.tsx')) throw new Error(`${file}: JSX in TypeScript bench files is not supported`);
-  transform ??= import(transformUrl) as Promise<Transform>;
-  const { code } = (await transform).transformTypeScript(await readFile(file, 'utf8'), file);
-  return { format: await typeScriptFormat(file, code), source: code, shortCircuit: true };
+  transform ??= (yield loadTransform) as Transform;
+  const { code } = transform.transformTypeScript(readFileSync(file, 'utf8'), file);
+  return { format: typeScriptFormat(file, code), source: code, shortCircuit: true };
 }
 
 /**
@@ -241,10 +309,10 @@ async function loadTypeScript(url: string): Promise<LoadResult> {
  * and without one it is a module if it only parses as one, as Node decides for .js
  * files (vitest bench files use import syntax in packages of either type).
  */
-async function typeScriptFormat(file: string, code: string): Promise<'module' | 'commonjs'> {
+function typeScriptFormat(file: string, code: string): 'module' | 'commonjs' {
   if (file.endsWith('.mts')) return 'module';
   if (file.endsWith('.cts')) return 'commonjs';
-  const type = await packageType(path.dirname(file));
+  const type = packageType(path.dirname(file));
   if (type === 'module') return 'module';
   if (type === 'commonjs') return 'commonjs';
   try {
@@ -255,10 +323,10 @@ async function typeScriptFormat(file: string, code: string): Promise<'module' | 
   }
 }
 
-async function packageType(dir: string): Promise<string | undefined> {
+function packageType(dir: string): string | undefined {
   for (let current = dir; ; current = path.dirname(current)) {
     try {
-      const manifest = JSON.parse(await readFile(path.join(current, 'package.json'), 'utf8')) as { type?: unknown };
+      const manifest = JSON.parse(readFileSync(path.join(current, 'package.json'), 'utf8')) as { type?: unknown };
       return typeof manifest.type === 'string' ? manifest.type : 'none';
     } catch {
       if (path.dirname(current) === current) return undefined;

@@ -1,0 +1,105 @@
+// The module hooks run two ways (harness/hooks.ts): off the thread (module.register, every call of the chain awaited)
+// and in it (inThreadHooks for module.registerHooks, every call answered at once). One logic, so the same answers:
+// each case below asks both, with a fake chain below them.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { inThreadHooks, load, resolve } from '../../src/measure/micro/harness/hooks.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-hooks-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const hooks = inThreadHooks({ transform: 'file:///nonexistent/typescript.js' });
+const IMPORT = ['node', 'import'];
+const REQUIRE = ['node', 'require'];
+
+/** A chain that knows these specifiers (anything else is not found, as Node says it), and records what it was asked. */
+function chain(known: Record<string, string>) {
+  const asked: string[] = [];
+  const answer = (specifier: string) => {
+    asked.push(specifier);
+    const url = known[specifier];
+    if (url) return { url };
+    throw Object.assign(new Error(`Cannot find module '${specifier}'`), { code: 'ERR_MODULE_NOT_FOUND' });
+  };
+  return {
+    asked,
+    sync: (specifier: string) => answer(specifier),
+    async: async (specifier: string) => answer(specifier),
+  };
+}
+
+/** Both ways' answers to one resolve, or both errors. */
+async function bothResolve(specifier: string, context: { parentURL?: string; conditions: string[] }, known: Record<string, string>) {
+  const off = chain(known);
+  const inThread = chain(known);
+  const settle = async (run: () => unknown) => {
+    try {
+      return { url: ((await run()) as { url: string }).url };
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  };
+  return {
+    off: await settle(() => resolve(specifier, context, off.async)),
+    inThread: await settle(() => hooks.resolve(specifier, context, inThread.sync)),
+    asked: { off: off.asked, inThread: inThread.asked },
+  };
+}
+
+describe('module hooks in the thread and off it', () => {
+  it('answer a bench file’s harness import with the capture’s module, the revision’s copy named in it', async () => {
+    const real = 'file:///p/node_modules/tinybench/dist/index.js';
+    const both = await bothResolve('tinybench', { parentURL: 'file:///p/bench/a.bench.mjs', conditions: IMPORT }, { tinybench: real });
+    expect(both.off).toEqual({ url: `benchgate-harness:tinybench?${encodeURIComponent(real)}` });
+    expect(both.inThread).toEqual(both.off);
+  });
+
+  it('resolve a TypeScript file’s ./x.js to ./x.ts after Node’s own resolution fails, and fail as Node does when none exists', async () => {
+    const parent = { parentURL: 'file:///p/bench/a.bench.ts', conditions: IMPORT };
+    const found = await bothResolve('./x.js', parent, { './x.ts': 'file:///p/bench/x.ts' });
+    expect(found.off).toEqual({ url: 'file:///p/bench/x.ts' });
+    expect(found.inThread).toEqual(found.off);
+    expect(found.asked.inThread).toEqual(['./x.js', './x.ts']);
+    expect(found.asked.inThread).toEqual(found.asked.off);
+    const missing = await bothResolve('./y.js', parent, {});
+    expect(missing.off).toEqual({ error: "Cannot find module './y.js'" });
+    expect(missing.inThread).toEqual(missing.off);
+  });
+
+  it('keep a module imported from a bench file’s graph in that graph', async () => {
+    const both = await bothResolve(
+      '../src/lib.js',
+      { parentURL: 'file:///p/bench/a.bench.mjs?benchgate-graph=2', conditions: IMPORT },
+      { '../src/lib.js': 'file:///p/src/lib.js' },
+    );
+    expect(both.off).toEqual({ url: 'file:///p/src/lib.js?benchgate-graph=2' });
+    expect(both.inThread).toEqual(both.off);
+  });
+
+  it('load a bare JSON import as vitest does, both ways alike', async () => {
+    const file = path.join(dir, 'data.json');
+    writeFileSync(file, JSON.stringify({ name: 'x', list: [1, 2] }));
+    const url = pathToFileURL(file).href;
+    const never = () => {
+      throw new Error('the chain was asked');
+    };
+    const off = await load(url, { conditions: IMPORT }, never);
+    const inThread = hooks.load(url, { conditions: IMPORT }, never);
+    expect(off.format).toBe('module');
+    expect(off.source as string).toContain('export const name = value["name"];');
+    expect(inThread).toEqual(off);
+  });
+
+  it('in the thread, pass a require() straight on, as the hooks off the thread never saw one', async () => {
+    const real = 'file:///p/node_modules/benchmark/benchmark.js';
+    const asked = chain({ benchmark: real });
+    expect(hooks.resolve('benchmark', { parentURL: 'file:///p/bench/a.js', conditions: REQUIRE }, asked.sync)).toEqual({ url: real });
+    const file = path.join(dir, 'data.json');
+    writeFileSync(file, '{"a":1}');
+    const loaded = { format: 'json', source: '{"a":1}' };
+    expect(hooks.load(pathToFileURL(file).href, { conditions: REQUIRE }, () => loaded)).toBe(loaded);
+  });
+});
