@@ -50,16 +50,19 @@ function resolve(specifier, context, next) {
   return settle(resolveSteps(specifier, context, next));
 }
 function load(url, context, next) {
-  return settle(loadSteps(url, context, next));
+  return settle(loadSteps(url, context, next, () => import(transformUrl)));
 }
 function inThreadHooks(data) {
   initialize(data);
-  loadTransform = () => createRequire(import.meta.url)(fileURLToPath(transformUrl));
-  const required = (context) => context.conditions?.includes("require") === true;
+  const requireTransform = () => createRequire(import.meta.url)(fileURLToPath(transformUrl));
+  const typeScript = (url) => url?.startsWith("file:") === true && isTypeScript(new URL(url).pathname);
   return {
-    resolve: (specifier, context, next) => required(context) ? next(specifier, context) : settleNow(resolveSteps(specifier, context, next)),
-    load: (url, context, next) => required(context) ? next(url, context) : settleNow(loadSteps(url, context, next))
+    resolve: (specifier, context, next) => required(context) && (!typeScript(context.parentURL) || HARNESS_PACKAGES.includes(specifier)) ? next(specifier, context) : settleNow(resolveSteps(specifier, context, next)),
+    load: (url, context, next) => required(context) && !typeScript(url) ? next(url, context) : settleNow(loadSteps(url, context, next, requireTransform))
   };
+}
+function required(context) {
+  return Array.from(context.conditions ?? []).includes("require");
 }
 function* resolveSteps(specifier, context, next) {
   const resolved = yield* resolveOnce(specifier, context, next);
@@ -110,9 +113,9 @@ function typeScriptCandidates(specifier) {
 function isPathLike(specifier) {
   return specifier.startsWith("./") || specifier.startsWith("../") || specifier.startsWith("/") || specifier.startsWith("file:");
 }
-function* loadSteps(url, context, next) {
+function* loadSteps(url, context, next, loadTransform) {
   if (url.startsWith(SCHEME)) return { format: "module", source: yield* captureModule(url, next), shortCircuit: true };
-  if (url.startsWith("file:") && isTypeScript(new URL(url).pathname)) return yield* loadTypeScript(url);
+  if (url.startsWith("file:") && isTypeScript(new URL(url).pathname)) return yield* loadTypeScript(url, loadTransform);
   if (isBareJsonImport(url, context)) return loadJson(url);
   return yield () => next(url, context);
 }
@@ -192,8 +195,7 @@ function* exportsDefault(url, next) {
   return /\bexport\s+default\b|\bas\s+default\b/.test(source);
 }
 var transform;
-var loadTransform = () => import(transformUrl);
-function* loadTypeScript(url) {
+function* loadTypeScript(url, loadTransform) {
   const file = fileURLToPath(url);
   if (file.endsWith(".tsx")) throw new Error(`${file}: JSX in TypeScript bench files is not supported`);
   transform ??= yield loadTransform;

@@ -2312,12 +2312,15 @@ function initialize(data) {
 }
 function inThreadHooks(data) {
   initialize(data);
-  loadTransform = () => createRequire(import.meta.url)(fileURLToPath3(transformUrl));
-  const required = (context) => context.conditions?.includes("require") === true;
+  const requireTransform = () => createRequire(import.meta.url)(fileURLToPath3(transformUrl));
+  const typeScript = (url) => url?.startsWith("file:") === true && isTypeScript(new URL(url).pathname);
   return {
-    resolve: (specifier, context, next) => required(context) ? next(specifier, context) : settleNow(resolveSteps(specifier, context, next)),
-    load: (url, context, next) => required(context) ? next(url, context) : settleNow(loadSteps(url, context, next))
+    resolve: (specifier, context, next) => required(context) && (!typeScript(context.parentURL) || HARNESS_PACKAGES.includes(specifier)) ? next(specifier, context) : settleNow(resolveSteps(specifier, context, next)),
+    load: (url, context, next) => required(context) && !typeScript(url) ? next(url, context) : settleNow(loadSteps(url, context, next, requireTransform))
   };
+}
+function required(context) {
+  return Array.from(context.conditions ?? []).includes("require");
 }
 function* resolveSteps(specifier, context, next) {
   const resolved = yield* resolveOnce(specifier, context, next);
@@ -2368,9 +2371,9 @@ function typeScriptCandidates(specifier) {
 function isPathLike(specifier) {
   return specifier.startsWith("./") || specifier.startsWith("../") || specifier.startsWith("/") || specifier.startsWith("file:");
 }
-function* loadSteps(url, context, next) {
+function* loadSteps(url, context, next, loadTransform) {
   if (url.startsWith(SCHEME)) return { format: "module", source: yield* captureModule(url, next), shortCircuit: true };
-  if (url.startsWith("file:") && isTypeScript(new URL(url).pathname)) return yield* loadTypeScript(url);
+  if (url.startsWith("file:") && isTypeScript(new URL(url).pathname)) return yield* loadTypeScript(url, loadTransform);
   if (isBareJsonImport(url, context)) return loadJson(url);
   return yield () => next(url, context);
 }
@@ -2450,8 +2453,7 @@ function* exportsDefault(url, next) {
   return /\bexport\s+default\b|\bas\s+default\b/.test(source);
 }
 var transform;
-var loadTransform = () => import(transformUrl);
-function* loadTypeScript(url) {
+function* loadTypeScript(url, loadTransform) {
   const file = fileURLToPath3(url);
   if (file.endsWith(".tsx")) throw new Error(`${file}: JSX in TypeScript bench files is not supported`);
   transform ??= yield loadTransform;

@@ -4,14 +4,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inThreadHooks, load, resolve } from '../../src/measure/micro/harness/hooks.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-hooks-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const hooks = inThreadHooks({ transform: 'file:///nonexistent/typescript.js' });
+// The real transform, as the runner's bundle requires it in the thread (built by npm run build, as the suite's runner).
+const TRANSFORM = new URL('../../dist/typescript.js', import.meta.url).href;
+const hooks = inThreadHooks({ transform: TRANSFORM });
 const IMPORT = ['node', 'import'];
 const REQUIRE = ['node', 'require'];
 
@@ -35,16 +37,19 @@ function chain(known: Record<string, string>) {
 async function bothResolve(specifier: string, context: { parentURL?: string; conditions: string[] }, known: Record<string, string>) {
   const off = chain(known);
   const inThread = chain(known);
-  const settle = async (run: () => unknown) => {
+  const settle = async (run: () => unknown, inThread: boolean) => {
     try {
-      return { url: ((await run()) as { url: string }).url };
+      const answer = run();
+      // In the thread the answer is the value itself: registerHooks takes no promise.
+      if (inThread) expect(answer).not.toBeInstanceOf(Promise);
+      return { url: ((await answer) as { url: string }).url };
     } catch (error) {
       return { error: (error as Error).message };
     }
   };
   return {
-    off: await settle(() => resolve(specifier, context, off.async)),
-    inThread: await settle(() => hooks.resolve(specifier, context, inThread.sync)),
+    off: await settle(() => resolve(specifier, context, off.async), false),
+    inThread: await settle(() => hooks.resolve(specifier, context, inThread.sync), true),
     asked: { off: off.asked, inThread: inThread.asked },
   };
 }
@@ -93,13 +98,38 @@ describe('module hooks in the thread and off it', () => {
     expect(inThread).toEqual(off);
   });
 
-  it('in the thread, pass a require() straight on, as the hooks off the thread never saw one', async () => {
+  it('in the thread, pass a require() of a JavaScript file straight on, as the hooks off the thread never saw one', async () => {
     const real = 'file:///p/node_modules/benchmark/benchmark.js';
     const asked = chain({ benchmark: real });
     expect(hooks.resolve('benchmark', { parentURL: 'file:///p/bench/a.js', conditions: REQUIRE }, asked.sync)).toEqual({ url: real });
+    // Node 22.15-22.18 and 24.0-24.4 hand a require's conditions as a Set (nodejs/node#59003): read alike.
+    const inSet = { parentURL: 'file:///p/bench/a.js', conditions: new Set(REQUIRE) as unknown as string[] };
+    expect(hooks.resolve('benchmark', inSet, asked.sync)).toEqual({ url: real });
     const file = path.join(dir, 'data.json');
     writeFileSync(file, '{"a":1}');
     const loaded = { format: 'json', source: '{"a":1}' };
     expect(hooks.load(pathToFileURL(file).href, { conditions: REQUIRE }, () => loaded)).toBe(loaded);
+  });
+
+  it('in the thread, take a require() from or of a TypeScript file through the hooks, as off the thread', async () => {
+    // From a .cts file (its source was a load hook's, so off the thread its requires came to the hooks): ./x.js is ./x.ts.
+    const asked = chain({ './x.ts': 'file:///p/bench/x.ts' });
+    const fromTs = { parentURL: 'file:///p/bench/a.bench.cts', conditions: REQUIRE };
+    expect(hooks.resolve('./x.js', fromTs, asked.sync)).toEqual({ url: 'file:///p/bench/x.ts' });
+    // A harness it requires is the revision's own file: Module._load's wrapper captures it (a require cannot load the
+    // capture's module: a .cts benchmark.js file, counted on Node 24, read "ENOENT … benchgate-harness:benchmark").
+    const real = 'file:///p/node_modules/benchmark/benchmark.js';
+    expect(hooks.resolve('benchmark', fromTs, chain({ benchmark: real }).sync)).toEqual({ url: real });
+    // Of a TypeScript file: the transform's, enums and all (Node's own stripping refuses an enum), as CommonJS here.
+    const file = path.join(dir, 'lib.cts');
+    writeFileSync(file, 'enum Mode { A = 1 }\nconst mode: Mode = Mode.A;\nmodule.exports = { mode };\n');
+    const never = () => {
+      throw new Error('the chain was asked');
+    };
+    const loaded = hooks.load(pathToFileURL(file).href, { conditions: REQUIRE }, never);
+    expect(loaded.format).toBe('commonjs');
+    expect(loaded.source as string).not.toContain(': Mode');
+    expect(loaded.source as string).toContain('Mode["A"]');
+    expect(fileURLToPath(TRANSFORM)).toMatch(/dist[/\\]typescript\.js$/);
   });
 });

@@ -12,8 +12,8 @@ type RegisterHooks = (hooks: ReturnType<typeof inThreadHooks>) => unknown;
  *
  * `inThread`: the hooks run in this thread where Node can (`module.registerHooks`), else off it as everywhere
  * (`module.register`). A counted process asks for it: off the thread, the order in which the hooks thread answers
- * moves V8's heap layout and its instruction counts with it (on Node 24, one task in a plain process read two levels
- * 0.2-0.4% apart over 5 processes with off-thread hooks, the same count to 0.002% in the thread; docs/counts.md).
+ * moves V8's heap layout and its instruction counts with it (on Node 24, two tasks in a plain process read levels
+ * 0.2% and 0.4% apart over 5 processes each with off-thread hooks, the same count to 0.002% in the thread; docs/counts.md).
  */
 export function installCapture(sourceMaps: boolean, inThread = false): void {
   if (sourceMaps) process.setSourceMapsEnabled(true);

@@ -1,6 +1,7 @@
 /**
  * Node module customization hooks (bundled as dist/hooks.js, registered by the
- * benchmark process with module.register before it imports any bench file).
+ * benchmark process with module.register before it imports any bench file; in a
+ * counted process, with module.registerHooks in its own thread where Node can).
  *
  * Why hooks: an ES module's exports are live, read-only bindings, so the only way
  * to hand a bench file our own `bench`/`describe`/`run` in place of mitata's or
@@ -17,8 +18,9 @@
  * Two ways to run them, one logic: off the main thread (`module.register`: every call of the chain is awaited), or
  * in the thread (`module.registerHooks`, Node 22.15 and later: every call answered at once; `inThreadHooks`). Each hook
  * is written once as a generator of its steps (a call down the chain, loading the transform) and run by `settle` or
- * `settleNow`. In the thread, a counted process's heap is laid out the same in every run: off it, the order in which
- * the hooks thread answers moves V8's objects, and with them its lookup caches' hits (docs/counts.md).
+ * `settleNow`. Off the thread, the order in which the hooks thread answers moves where V8 puts the objects of the
+ * files' loading, and with them its lookup caches' hits and a counted task's instructions; in the thread that source
+ * is gone (others remain: docs/counts.md).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -103,26 +105,42 @@ export function resolve(specifier: string, context: ResolveContext, next: NextRe
 }
 
 export function load(url: string, context: LoadContext, next: NextLoad): Promise<LoadResult> {
-  return settle(loadSteps(url, context, next));
+  return settle(loadSteps(url, context, next, () => import(transformUrl) as Promise<Transform>));
 }
 
 /**
  * The same hooks for `module.registerHooks`, which runs them in the calling thread (`initialize`'s data). There they
- * would see `require()` too, which the hooks off the thread never did (graphs.ts and capture.ts answer it by wrapping
- * Module._load, and a `.json` or `.ts` file required keeps Node's own rule): a require passes straight on.
+ * see every `require()`; off the thread they see only those of a CommonJS file whose source a load hook gave (Node's
+ * docs), that is a TypeScript file of ours. So in the thread a require passes straight on (graphs.ts and capture.ts
+ * answer a harness's by wrapping Module._load, whoever requires it; a `.json` keeps Node's own rule), except one from a
+ * TypeScript file and one of a TypeScript file, which take the hooks as off the thread (`./x.js` for `./x.ts`, the
+ * transform's enums).
  */
 export function inThreadHooks(data: { transform: string; answer?: string }): {
   resolve: (specifier: string, context: ResolveContext, next: NextResolve) => ResolveResult;
   load: (url: string, context: LoadContext, next: NextLoad) => LoadResult;
 } {
   initialize(data);
-  loadTransform = () => createRequire(import.meta.url)(fileURLToPath(transformUrl)) as Transform;
-  const required = (context: { conditions?: string[] }) => context.conditions?.includes('require') === true;
+  const requireTransform = () => createRequire(import.meta.url)(fileURLToPath(transformUrl)) as Transform;
+  const typeScript = (url: string | undefined) => url?.startsWith('file:') === true && isTypeScript(new URL(url).pathname);
   return {
     resolve: (specifier, context, next) =>
-      required(context) ? (next(specifier, context) as ResolveResult) : settleNow(resolveSteps(specifier, context, next)),
-    load: (url, context, next) => (required(context) ? (next(url, context) as LoadResult) : settleNow(loadSteps(url, context, next))),
+      required(context) && (!typeScript(context.parentURL) || HARNESS_PACKAGES.includes(specifier))
+        ? (next(specifier, context) as ResolveResult)
+        : settleNow(resolveSteps(specifier, context, next)),
+    load: (url, context, next) =>
+      required(context) && !typeScript(url)
+        ? (next(url, context) as LoadResult)
+        : settleNow(loadSteps(url, context, next, requireTransform)),
   };
+}
+
+/**
+ * Whether the hook was called for a `require()`. Its conditions are an array, or on Node 22.15-22.18 and 24.0-24.4 a
+ * Set in a resolve called for a require (nodejs/node#59003): read either way.
+ */
+function required(context: { conditions?: Iterable<string> }): boolean {
+  return Array.from(context.conditions ?? []).includes('require');
 }
 
 function* resolveSteps(specifier: string, context: ResolveContext, next: NextResolve): Steps<ResolveResult> {
@@ -193,9 +211,12 @@ function isPathLike(specifier: string): boolean {
   return specifier.startsWith('./') || specifier.startsWith('../') || specifier.startsWith('/') || specifier.startsWith('file:');
 }
 
-function* loadSteps(url: string, context: LoadContext, next: NextLoad): Steps<LoadResult> {
+/** How the TypeScript transform's bundle is loaded: imported off the thread, required in it (inThreadHooks). */
+type TransformLoader = () => Transform | Promise<Transform>;
+
+function* loadSteps(url: string, context: LoadContext, next: NextLoad, loadTransform: TransformLoader): Steps<LoadResult> {
   if (url.startsWith(SCHEME)) return { format: 'module', source: yield* captureModule(url, next), shortCircuit: true };
-  if (url.startsWith('file:') && isTypeScript(new URL(url).pathname)) return yield* loadTypeScript(url);
+  if (url.startsWith('file:') && isTypeScript(new URL(url).pathname)) return yield* loadTypeScript(url, loadTransform);
   if (isBareJsonImport(url, context)) return loadJson(url);
   return (yield () => next(url, context)) as LoadResult;
 }
@@ -293,10 +314,8 @@ interface Transform {
   transformTypeScript(source: string, file: string): { code: string; mapped: boolean };
 }
 let transform: Transform | undefined;
-/** Off the thread an import; in it (inThreadHooks) a require of the same bundle. */
-let loadTransform: () => Transform | Promise<Transform> = () => import(transformUrl) as Promise<Transform>;
 
-function* loadTypeScript(url: string): Steps<LoadResult> {
+function* loadTypeScript(url: string, loadTransform: TransformLoader): Steps<LoadResult> {
   const file = fileURLToPath(url);
   if (file.endsWith('.tsx')) throw new Error(`${file}: JSX in TypeScript bench files is not supported`);
   transform ??= (yield loadTransform) as Transform;
