@@ -79452,8 +79452,10 @@ var ServerError = class extends Error {
   name = "ServerError";
 };
 var ASSIGNMENTS = String.raw`(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*`;
+var RUNS_NODE = new RegExp(String.raw`^\s*(?:taskset -c \S+ )?${ASSIGNMENTS}(?:\S*\/)?node(?:\s|$)`);
+var LEADING_ASSIGNMENTS = new RegExp(`^(${ASSIGNMENTS})(.*)$`, "s");
 function runsNode(command) {
-  return new RegExp(String.raw`^\s*(?:taskset -c \S+ )?${ASSIGNMENTS}(?:\S*\/)?node(?:\s|$)`).test(command);
+  return RUNS_NODE.test(command);
 }
 var sequence = 0;
 var START_ATTEMPTS = 3;
@@ -79592,7 +79594,7 @@ ${lines.split("\n").map((line) => `  ${line}`).join("\n")}` : " It printed nothi
 function execIfSimple(command) {
   const simple = command.trim();
   if (!/^[\w\s./=@%+:,-]+$/.test(simple)) return command;
-  const [, assignments, rest] = new RegExp(`^(${ASSIGNMENTS})(.*)$`, "s").exec(simple);
+  const [, assignments, rest] = LEADING_ASSIGNMENTS.exec(simple);
   return `${assignments}exec ${rest}`;
 }
 function groupAlive(pgid) {
@@ -87668,10 +87670,11 @@ var READY_UNDER_CALLGRIND_MS = 18e4;
 var SERVER_COUNT_LIMIT_MS = 15 * 6e4;
 var REQUEST_TIMEOUT_MS = 12e4;
 var SERVER_FLAGS = ["--no-memory-reducer"];
+var NODE_COMMAND = new RegExp(String.raw`^(\s*${ASSIGNMENTS})((?:\S*\/)?node)(?=\s|$)(.*)$`, "s");
 function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instructions", root, late = false) {
   const script = root === void 0 ? void 0 : npmScript(benchmark.start, root);
   const start = script ?? benchmark.start;
-  const parts = new RegExp(String.raw`^(\s*${ASSIGNMENTS})((?:\S*\/)?node)(?=\s|$)(.*)$`, "s").exec(start);
+  const parts = NODE_COMMAND.exec(start);
   if (!runsNode(start) || !parts || /^\s*taskset\b/.test(start) || /[;&|`]/.test(parts[3]))
     throw new UserError(
       `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' ${script === void 0 ? "" : `(the script '${script}') `}does not start node itself: write the command that starts it (as 'node server.js'), or measure this load test in time (measure: time).`

@@ -4,7 +4,7 @@ import { createRequire as __benchgateRequire } from 'node:module'; const require
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import vm from "node:vm";
 
 // src/measure/micro/harness/packages.ts
@@ -16,6 +16,7 @@ var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?
 
 // src/measure/micro/harness/hooks.ts
 var SCHEME = "benchgate-harness:";
+var REQUIRE_SCHEME = `${SCHEME}require:`;
 async function settle(steps) {
   let sent = { value: void 0 };
   for (; ; ) {
@@ -55,11 +56,13 @@ function load(url, context, next) {
 function inThreadHooks(data) {
   initialize(data);
   const requireTransform = () => createRequire(import.meta.url)(fileURLToPath(transformUrl));
-  const typeScript = (url) => url?.startsWith("file:") === true && isTypeScript(new URL(url).pathname);
   return {
-    resolve: (specifier, context, next) => required(context) && (!typeScript(context.parentURL) || HARNESS_PACKAGES.includes(specifier)) ? next(specifier, context) : settleNow(resolveSteps(specifier, context, next)),
-    load: (url, context, next) => required(context) && !typeScript(url) ? next(url, context) : settleNow(loadSteps(url, context, next, requireTransform))
+    resolve: (specifier, context, next) => required(context) && (!isTypeScriptUrl(context.parentURL) || HARNESS_PACKAGES.includes(specifier)) ? next(specifier, context) : settleNow(resolveSteps(specifier, context, next)),
+    load: (url, context, next) => required(context) && !isTypeScriptUrl(url) ? next(url, context) : settleNow(loadSteps(url, context, next, requireTransform))
   };
+}
+function isTypeScriptUrl(url) {
+  return url?.startsWith("file:") === true && isTypeScript(url);
 }
 function required(context) {
   return Array.from(context.conditions ?? []).includes("require");
@@ -78,16 +81,29 @@ function inParentGraph(resolved, parent) {
   const [head, hash] = hashAt < 0 ? [resolved.url, ""] : [resolved.url.slice(0, hashAt), resolved.url.slice(hashAt)];
   return { ...resolved, url: `${head}${head.includes("?") ? "&" : "?"}${GRAPH_PARAMETER}=${graph}${hash}` };
 }
-var HARNESS_IN_PATH = new RegExp(`/node_modules/(?:${HARNESS_PACKAGES.join("|")})/`);
+var HARNESS_IN_PATH = new RegExp(`/node_modules/(${HARNESS_PACKAGES.join("|")})/`);
 function* resolveOnce(specifier, context, next) {
   const parent = context.parentURL;
   if (HARNESS_PACKAGES.includes(specifier) && parent && !parent.startsWith(SCHEME) && !parent.includes("/node_modules/")) {
     const real = yield () => next(specifier, context);
     return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
   }
-  if (parent?.startsWith("file:") && isTypeScript(new URL(parent).pathname) && isPathLike(specifier))
-    return yield* resolveFromTypeScript(specifier, context, next);
+  if (isTypeScriptUrl(parent)) {
+    const harness = requiredHarness(specifier, parent);
+    if (harness) return { url: `${REQUIRE_SCHEME}${harness}?${encodeURIComponent(parent)}`, shortCircuit: true };
+    if (isPathLike(specifier)) return yield* resolveFromTypeScript(specifier, context, next);
+  }
   return yield () => next(specifier, context);
+}
+function requiredHarness(specifier, parent) {
+  if (!specifier.startsWith("file:") || parent.includes("/node_modules/")) return void 0;
+  const name = HARNESS_IN_PATH.exec(new URL(specifier).pathname)?.[1];
+  if (!name) return void 0;
+  try {
+    return pathToFileURL(createRequire(fileURLToPath(parent)).resolve(name)).href === specifier ? name : void 0;
+  } catch {
+    return void 0;
+  }
 }
 function* resolveFromTypeScript(specifier, context, next) {
   try {
@@ -114,8 +130,9 @@ function isPathLike(specifier) {
   return specifier.startsWith("./") || specifier.startsWith("../") || specifier.startsWith("/") || specifier.startsWith("file:");
 }
 function* loadSteps(url, context, next, loadTransform) {
+  if (url.startsWith(REQUIRE_SCHEME)) return { format: "commonjs", source: requireModule(url), shortCircuit: true };
   if (url.startsWith(SCHEME)) return { format: "module", source: yield* captureModule(url, next), shortCircuit: true };
-  if (url.startsWith("file:") && isTypeScript(new URL(url).pathname)) return yield* loadTypeScript(url, loadTransform);
+  if (isTypeScriptUrl(url)) return yield* loadTypeScript(url, loadTransform);
   if (isBareJsonImport(url, context)) return loadJson(url);
   return yield () => next(url, context);
 }
@@ -185,6 +202,12 @@ ${reexport}
 ${capture}
 capture.${name === "benchmark" ? "benchmarkjs" : "tinybench"}(real, ${target});
 ${reexport}
+`;
+}
+function requireModule(url) {
+  const name = url.slice(REQUIRE_SCHEME.length, url.indexOf("?"));
+  const file = fileURLToPath(decodeURIComponent(url.slice(url.indexOf("?") + 1)));
+  return `module.exports = module.constructor.createRequire(${JSON.stringify(file)})(${JSON.stringify(name)});
 `;
 }
 function* exportsDefault(url, next) {

@@ -1,7 +1,7 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/isolate.ts
-import path6 from "node:path";
+import path5 from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 
 // node_modules/simple-statistics/dist/simple-statistics.mjs
@@ -1892,225 +1892,18 @@ function harnessCapture() {
 
 // src/measure/micro/capture-setup.ts
 import * as nodeModule from "node:module";
-
-// src/measure/micro/harness/hooks.ts
-import { readFileSync as readFileSync2 } from "node:fs";
-import { createRequire } from "node:module";
-import path4 from "node:path";
-import { fileURLToPath as fileURLToPath3 } from "node:url";
-import vm from "node:vm";
-
-// src/measure/micro/harness/typescript-files.ts
-var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
-
-// src/measure/micro/harness/hooks.ts
-var SCHEME = "benchgate-harness:";
-function settleNow(steps) {
-  let sent = { value: void 0 };
-  for (; ; ) {
-    const step = "error" in sent ? steps.throw(sent.error) : steps.next(sent.value);
-    if (step.done) return step.value;
-    try {
-      sent = { value: step.value() };
-    } catch (error) {
-      sent = { error };
-    }
-  }
-}
-var transformUrl = "";
-var answerKey = "benchgate.capture";
-function initialize(data2) {
-  transformUrl = data2.transform;
-  if (data2.answer) answerKey = data2.answer;
-}
-function inThreadHooks(data2) {
-  initialize(data2);
-  const requireTransform = () => createRequire(import.meta.url)(fileURLToPath3(transformUrl));
-  const typeScript = (url) => url?.startsWith("file:") === true && isTypeScript(new URL(url).pathname);
-  return {
-    resolve: (specifier, context, next) => required(context) && (!typeScript(context.parentURL) || HARNESS_PACKAGES.includes(specifier)) ? next(specifier, context) : settleNow(resolveSteps(specifier, context, next)),
-    load: (url, context, next) => required(context) && !typeScript(url) ? next(url, context) : settleNow(loadSteps(url, context, next, requireTransform))
-  };
-}
-function required(context) {
-  return Array.from(context.conditions ?? []).includes("require");
-}
-function* resolveSteps(specifier, context, next) {
-  const resolved = yield* resolveOnce(specifier, context, next);
-  return inParentGraph(resolved, context.parentURL);
-}
-function inParentGraph(resolved, parent) {
-  if (!parent?.startsWith("file:") || !resolved.url.startsWith("file:")) return resolved;
-  const graph = new URL(parent).searchParams.get(GRAPH_PARAMETER);
-  if (graph === null) return resolved;
-  const url = new URL(resolved.url);
-  if (url.searchParams.has(GRAPH_PARAMETER) || HARNESS_IN_PATH.test(url.pathname)) return resolved;
-  const hashAt = resolved.url.indexOf("#");
-  const [head, hash] = hashAt < 0 ? [resolved.url, ""] : [resolved.url.slice(0, hashAt), resolved.url.slice(hashAt)];
-  return { ...resolved, url: `${head}${head.includes("?") ? "&" : "?"}${GRAPH_PARAMETER}=${graph}${hash}` };
-}
-var HARNESS_IN_PATH = new RegExp(`/node_modules/(?:${HARNESS_PACKAGES.join("|")})/`);
-function* resolveOnce(specifier, context, next) {
-  const parent = context.parentURL;
-  if (HARNESS_PACKAGES.includes(specifier) && parent && !parent.startsWith(SCHEME) && !parent.includes("/node_modules/")) {
-    const real = yield () => next(specifier, context);
-    return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
-  }
-  if (parent?.startsWith("file:") && isTypeScript(new URL(parent).pathname) && isPathLike(specifier))
-    return yield* resolveFromTypeScript(specifier, context, next);
-  return yield () => next(specifier, context);
-}
-function* resolveFromTypeScript(specifier, context, next) {
-  try {
-    return yield () => next(specifier, context);
-  } catch (error) {
-    const code = error.code;
-    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "ERR_UNSUPPORTED_DIR_IMPORT") throw error;
-    for (const candidate of typeScriptCandidates(specifier)) {
-      try {
-        return yield () => next(candidate, context);
-      } catch {
-      }
-    }
-    throw error;
-  }
-}
-function typeScriptCandidates(specifier) {
-  const swapped = { ".js": [".ts", ".tsx"], ".mjs": [".mts"], ".cjs": [".cts"], ".jsx": [".tsx"] };
-  const extension = path4.posix.extname(specifier);
-  if (swapped[extension]) return swapped[extension].map((ext) => specifier.slice(0, -extension.length) + ext);
-  return [".ts", ".tsx", ".mts", ".js", ".mjs", "/index.ts", "/index.js"].map((ext) => specifier.replace(/\/$/, "") + ext);
-}
-function isPathLike(specifier) {
-  return specifier.startsWith("./") || specifier.startsWith("../") || specifier.startsWith("/") || specifier.startsWith("file:");
-}
-function* loadSteps(url, context, next, loadTransform) {
-  if (url.startsWith(SCHEME)) return { format: "module", source: yield* captureModule(url, next), shortCircuit: true };
-  if (url.startsWith("file:") && isTypeScript(new URL(url).pathname)) return yield* loadTypeScript(url, loadTransform);
-  if (isBareJsonImport(url, context)) return loadJson(url);
-  return yield () => next(url, context);
-}
-function isBareJsonImport(url, context) {
-  if (!url.startsWith("file:") || context.importAttributes?.type !== void 0) return false;
-  const { pathname } = new URL(url);
-  return pathname.endsWith(".json") && !pathname.includes("/node_modules/");
-}
-function loadJson(url) {
-  const file = fileURLToPath3(url);
-  let value;
-  try {
-    value = JSON.parse(readFileSync2(file, "utf8"));
-  } catch (error) {
-    throw new Error(`${file}: not valid JSON (${error.message})`, { cause: error });
-  }
-  const names = value !== null && typeof value === "object" && !Array.isArray(value) ? Object.keys(value).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && !RESERVED.has(key)) : [];
-  const source = [
-    `const value = JSON.parse(${JSON.stringify(JSON.stringify(value))});`,
-    "export default value;",
-    ...names.map((key) => `export const ${key} = value[${JSON.stringify(key)}];`)
-  ].join("\n");
-  return { format: "module", source, shortCircuit: true };
-}
-var RESERVED = new Set(
-  "break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await arguments eval".split(" ")
-);
-function* captureModule(url, next) {
-  const name = url.slice(SCHEME.length, url.indexOf("?"));
-  const real = decodeURIComponent(url.slice(url.indexOf("?") + 1));
-  const target = JSON.stringify(real);
-  const capture = `const capture = globalThis[Symbol.for(${JSON.stringify(answerKey)})];`;
-  if (name === "vitest") {
-    const names = [
-      "bench",
-      "describe",
-      "suite",
-      "it",
-      "test",
-      "beforeAll",
-      "afterAll",
-      "beforeEach",
-      "afterEach",
-      "vi",
-      "vitest",
-      "expect",
-      "assert"
-    ];
-    return `${capture}
-const api = capture.vitest(${target});
-export const { ${names.join(", ")} } = api;
-export default api;
-`;
-  }
-  const hasDefault = yield* exportsDefault(real, next);
-  const reexport = `export * from ${target};${hasDefault ? `
-export { default } from ${target};` : ""}`;
-  if (name === "mitata") {
-    const names = ["bench", "group", "summary", "barplot", "boxplot", "lineplot", "compact", "baseline", "run", "do_not_optimize"];
-    return `import * as real from ${target};
-${capture}
-export const { ${names.join(", ")} } = capture.mitata(real, ${target});
-${reexport}
-`;
-  }
-  return `import * as real from ${target};
-${capture}
-capture.${name === "benchmark" ? "benchmarkjs" : "tinybench"}(real, ${target});
-${reexport}
-`;
-}
-function* exportsDefault(url, next) {
-  if (!url.startsWith("file:")) return false;
-  const loaded = yield () => next(url, { conditions: [], format: void 0 });
-  if (loaded.format === "commonjs") return true;
-  const source = loaded.source ? Buffer.from(loaded.source).toString("utf8") : "";
-  return /\bexport\s+default\b|\bas\s+default\b/.test(source);
-}
-var transform;
-function* loadTypeScript(url, loadTransform) {
-  const file = fileURLToPath3(url);
-  if (file.endsWith(".tsx")) throw new Error(`${file}: JSX in TypeScript bench files is not supported`);
-  transform ??= yield loadTransform;
-  const { code } = transform.transformTypeScript(readFileSync2(file, "utf8"), file);
-  return { format: typeScriptFormat(file, code), source: code, shortCircuit: true };
-}
-function typeScriptFormat(file, code) {
-  if (file.endsWith(".mts")) return "module";
-  if (file.endsWith(".cts")) return "commonjs";
-  const type = packageType(path4.dirname(file));
-  if (type === "module") return "module";
-  if (type === "commonjs") return "commonjs";
-  try {
-    new vm.Script(`(function () {${code}
-})`, { filename: file });
-    return "commonjs";
-  } catch {
-    return "module";
-  }
-}
-function packageType(dir) {
-  for (let current = dir; ; current = path4.dirname(current)) {
-    try {
-      const manifest = JSON.parse(readFileSync2(path4.join(current, "package.json"), "utf8"));
-      return typeof manifest.type === "string" ? manifest.type : "none";
-    } catch {
-      if (path4.dirname(current) === current) return void 0;
-    }
-  }
-}
-
-// src/measure/micro/capture-setup.ts
-function installCapture(sourceMaps, inThread = false) {
+function installCapture(sourceMaps, inThread) {
   if (sourceMaps) process.setSourceMapsEnabled(true);
   const data2 = { transform: new URL("./typescript.js", import.meta.url).href };
   const registerHooks2 = nodeModule.registerHooks;
-  if (inThread && typeof registerHooks2 === "function") registerHooks2(inThreadHooks(data2));
+  if (inThread && typeof registerHooks2 === "function") registerHooks2(inThread(data2));
   else nodeModule.register(new URL("./hooks.js", import.meta.url), { data: data2 });
   harnessCapture();
 }
 
 // src/measure/micro/load.ts
-import { readFileSync as readFileSync3 } from "node:fs";
-import path5 from "node:path";
+import { readFileSync as readFileSync2 } from "node:fs";
+import path4 from "node:path";
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
@@ -2133,7 +1926,7 @@ var ACCEPTED_SHAPES = [
 ];
 function lateNote(error, file, root) {
   const [message, frame] = describeThrown(error, root).split("\n");
-  const own = path5.relative(root, file).split(path5.sep).join("/");
+  const own = path4.relative(root, file).split(path4.sep).join("/");
   const from = /\(?((?:[^\s():]+\/)*[^\s():]+\.[cm]?[jt]sx?):\d+:\d+\)?$/.exec(frame?.trim() ?? "")?.[1];
   if (from && from !== own && !from.includes("node_modules"))
     return `while it loaded, ${from} threw (set aside; a timer or callback of that file, not this one's code): ${message}`;
@@ -2152,7 +1945,7 @@ async function loadBenchFile(file, root) {
     }
   });
   const harness = declaration.harnesses[0]?.harness;
-  const workers = declaration.workers.map((worker) => path5.relative(root, worker).split(path5.sep).join("/"));
+  const workers = declaration.workers.map((worker) => path4.relative(root, worker).split(path4.sep).join("/"));
   if (declaration.tasks.length > 0) {
     const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map((error) => lateNote(error, file, root));
     return {
@@ -2170,7 +1963,7 @@ async function loadBenchFile(file, root) {
   }
   if (declaration.children.length)
     throw new Error(
-      `it measures in child processes (${declaration.children.map((child) => path5.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
+      `it measures in child processes (${declaration.children.map((child) => path4.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
     );
   if (thrown) throw thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
@@ -2178,7 +1971,7 @@ async function loadBenchFile(file, root) {
   const failed = declaration.workerErrors[0];
   if (failed)
     throw new Error(
-      `its worker ${path5.relative(root, failed.file).split(path5.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
+      `its worker ${path4.relative(root, failed.file).split(path4.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
     );
   if (declaration.workers.length)
     throw new Error(`it measures in worker threads (${workers.join(", ")}) and no task was declared there. ${AS_TASKS}`);
@@ -2195,7 +1988,7 @@ var UNSUPPORTED_HARNESSES = ["cronometro", "bench-node"].map((name) => ({
 function unsupportedHarness(file) {
   let source;
   try {
-    source = readFileSync3(file.startsWith("file:") ? new URL(file) : file, "utf8");
+    source = readFileSync2(file.startsWith("file:") ? new URL(file) : file, "utf8");
   } catch {
     return void 0;
   }
@@ -2232,7 +2025,7 @@ async function main() {
   harnessCapture().onlyUnit = data.unit;
   let tasks;
   try {
-    const loaded = await loadBenchFile(path6.join(data.root, data.file), data.root);
+    const loaded = await loadBenchFile(path5.join(data.root, data.file), data.root);
     tasks = loaded.tasks.filter((task) => (task.unit ?? 0) === data.unit);
   } catch (error) {
     return post({ type: "failed to load", message: describeThrown(error, data.root) });

@@ -4,7 +4,7 @@ import { createRequire as __benchgateRequire } from 'node:module'; const require
 import { readFileSync as readFileSync5, readSync as readSync2, rmSync as rmSync2, statSync, writeFileSync } from "node:fs";
 import { findSourceMap } from "node:module";
 import path7 from "node:path";
-import { fileURLToPath as fileURLToPath4, pathToFileURL as pathToFileURL3 } from "node:url";
+import { fileURLToPath as fileURLToPath4, pathToFileURL as pathToFileURL4 } from "node:url";
 
 // src/measure/profiler.ts
 import { Session } from "node:inspector";
@@ -2280,11 +2280,21 @@ function harnessCapture() {
   return installed;
 }
 
+// src/measure/micro/capture-setup.ts
+function installCapture(sourceMaps, inThread) {
+  if (sourceMaps) process.setSourceMapsEnabled(true);
+  const data = { transform: new URL("./typescript.js", import.meta.url).href };
+  const registerHooks2 = nodeModule.registerHooks;
+  if (inThread && typeof registerHooks2 === "function") registerHooks2(inThread(data));
+  else nodeModule.register(new URL("./hooks.js", import.meta.url), { data });
+  harnessCapture();
+}
+
 // src/measure/micro/harness/hooks.ts
 import { readFileSync as readFileSync2 } from "node:fs";
 import { createRequire } from "node:module";
 import path4 from "node:path";
-import { fileURLToPath as fileURLToPath3 } from "node:url";
+import { fileURLToPath as fileURLToPath3, pathToFileURL as pathToFileURL3 } from "node:url";
 import vm from "node:vm";
 
 // src/measure/micro/harness/typescript-files.ts
@@ -2292,6 +2302,7 @@ var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?
 
 // src/measure/micro/harness/hooks.ts
 var SCHEME = "benchgate-harness:";
+var REQUIRE_SCHEME = `${SCHEME}require:`;
 function settleNow(steps) {
   let sent = { value: void 0 };
   for (; ; ) {
@@ -2313,11 +2324,13 @@ function initialize(data) {
 function inThreadHooks(data) {
   initialize(data);
   const requireTransform = () => createRequire(import.meta.url)(fileURLToPath3(transformUrl));
-  const typeScript = (url) => url?.startsWith("file:") === true && isTypeScript(new URL(url).pathname);
   return {
-    resolve: (specifier, context, next) => required(context) && (!typeScript(context.parentURL) || HARNESS_PACKAGES.includes(specifier)) ? next(specifier, context) : settleNow(resolveSteps(specifier, context, next)),
-    load: (url, context, next) => required(context) && !typeScript(url) ? next(url, context) : settleNow(loadSteps(url, context, next, requireTransform))
+    resolve: (specifier, context, next) => required(context) && (!isTypeScriptUrl(context.parentURL) || HARNESS_PACKAGES.includes(specifier)) ? next(specifier, context) : settleNow(resolveSteps(specifier, context, next)),
+    load: (url, context, next) => required(context) && !isTypeScriptUrl(url) ? next(url, context) : settleNow(loadSteps(url, context, next, requireTransform))
   };
+}
+function isTypeScriptUrl(url) {
+  return url?.startsWith("file:") === true && isTypeScript(url);
 }
 function required(context) {
   return Array.from(context.conditions ?? []).includes("require");
@@ -2336,16 +2349,29 @@ function inParentGraph(resolved, parent) {
   const [head, hash] = hashAt < 0 ? [resolved.url, ""] : [resolved.url.slice(0, hashAt), resolved.url.slice(hashAt)];
   return { ...resolved, url: `${head}${head.includes("?") ? "&" : "?"}${GRAPH_PARAMETER}=${graph}${hash}` };
 }
-var HARNESS_IN_PATH = new RegExp(`/node_modules/(?:${HARNESS_PACKAGES.join("|")})/`);
+var HARNESS_IN_PATH = new RegExp(`/node_modules/(${HARNESS_PACKAGES.join("|")})/`);
 function* resolveOnce(specifier, context, next) {
   const parent = context.parentURL;
   if (HARNESS_PACKAGES.includes(specifier) && parent && !parent.startsWith(SCHEME) && !parent.includes("/node_modules/")) {
     const real = yield () => next(specifier, context);
     return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
   }
-  if (parent?.startsWith("file:") && isTypeScript(new URL(parent).pathname) && isPathLike(specifier))
-    return yield* resolveFromTypeScript(specifier, context, next);
+  if (isTypeScriptUrl(parent)) {
+    const harness = requiredHarness(specifier, parent);
+    if (harness) return { url: `${REQUIRE_SCHEME}${harness}?${encodeURIComponent(parent)}`, shortCircuit: true };
+    if (isPathLike(specifier)) return yield* resolveFromTypeScript(specifier, context, next);
+  }
   return yield () => next(specifier, context);
+}
+function requiredHarness(specifier, parent) {
+  if (!specifier.startsWith("file:") || parent.includes("/node_modules/")) return void 0;
+  const name = HARNESS_IN_PATH.exec(new URL(specifier).pathname)?.[1];
+  if (!name) return void 0;
+  try {
+    return pathToFileURL3(createRequire(fileURLToPath3(parent)).resolve(name)).href === specifier ? name : void 0;
+  } catch {
+    return void 0;
+  }
 }
 function* resolveFromTypeScript(specifier, context, next) {
   try {
@@ -2372,8 +2398,9 @@ function isPathLike(specifier) {
   return specifier.startsWith("./") || specifier.startsWith("../") || specifier.startsWith("/") || specifier.startsWith("file:");
 }
 function* loadSteps(url, context, next, loadTransform) {
+  if (url.startsWith(REQUIRE_SCHEME)) return { format: "commonjs", source: requireModule(url), shortCircuit: true };
   if (url.startsWith(SCHEME)) return { format: "module", source: yield* captureModule(url, next), shortCircuit: true };
-  if (url.startsWith("file:") && isTypeScript(new URL(url).pathname)) return yield* loadTypeScript(url, loadTransform);
+  if (isTypeScriptUrl(url)) return yield* loadTypeScript(url, loadTransform);
   if (isBareJsonImport(url, context)) return loadJson(url);
   return yield () => next(url, context);
 }
@@ -2445,6 +2472,12 @@ capture.${name === "benchmark" ? "benchmarkjs" : "tinybench"}(real, ${target});
 ${reexport}
 `;
 }
+function requireModule(url) {
+  const name = url.slice(REQUIRE_SCHEME.length, url.indexOf("?"));
+  const file = fileURLToPath3(decodeURIComponent(url.slice(url.indexOf("?") + 1)));
+  return `module.exports = module.constructor.createRequire(${JSON.stringify(file)})(${JSON.stringify(name)});
+`;
+}
 function* exportsDefault(url, next) {
   if (!url.startsWith("file:")) return false;
   const loaded = yield () => next(url, { conditions: [], format: void 0 });
@@ -2483,16 +2516,6 @@ function packageType(dir) {
       if (path4.dirname(current2) === current2) return void 0;
     }
   }
-}
-
-// src/measure/micro/capture-setup.ts
-function installCapture(sourceMaps, inThread = false) {
-  if (sourceMaps) process.setSourceMapsEnabled(true);
-  const data = { transform: new URL("./typescript.js", import.meta.url).href };
-  const registerHooks2 = nodeModule.registerHooks;
-  if (inThread && typeof registerHooks2 === "function") registerHooks2(inThreadHooks(data));
-  else nodeModule.register(new URL("./hooks.js", import.meta.url), { data });
-  harnessCapture();
 }
 
 // src/measure/micro/isolates.ts
@@ -3568,7 +3591,7 @@ function prepare(job) {
   const files = job.sides.flatMap((side) => side.files);
   installCapture(
     files.some((file) => /\.[cm]?tsx?$/.test(file)),
-    "kind" in job && job.kind === "count"
+    "kind" in job && job.kind === "count" ? inThreadHooks : void 0
   );
 }
 var doing = () => current.startsWith("loading") ? current : `running '${current}'`;
@@ -3579,7 +3602,7 @@ function thrownOutside(kind, error) {
     for (const side of jobSides)
       for (const file of side.files) {
         const at = path7.join(side.root, file);
-        const url = pathToFileURL3(at).href;
+        const url = pathToFileURL4(at).href;
         if (frame.includes(`${at}:`) || frame.includes(`${url}:`) || frame.includes(`${url}?`)) return { side, file };
       }
     return void 0;

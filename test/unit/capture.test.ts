@@ -600,6 +600,35 @@ export type Listener = Server
     expect(files[2]!.error).toContain('SyntaxError: bad.bench.ts:2');
     expect(files[2]!.error).not.toContain(root);
   });
+
+  it('captures the harness a .cts (or CommonJS .ts) file requires, in the process and in an isolate, with its enum lib', async () => {
+    // Node gives a file whose source a load hook gave the module loader's require, which resolves a harness to its
+    // file before the hooks see it: the real benchmark.js ran its suite past the capture ("it declares no task").
+    const root = project({
+      'lib.cts': `enum K { A = 2 }\nfunction twice(x: number): number { return x * K.A }\nmodule.exports = { twice }\n`,
+      'bench/a.bench.cts': `const Benchmark = require('benchmark')\nconst { twice } = require('../lib.cts')\nconst suite = new Benchmark.Suite()\nsuite.add('twice', () => twice(21)).on('cycle', (e: { target: unknown }) => console.log(String(e.target))).run()\n`,
+      'bench/b.bench.cts': `const { Bench } = require('tinybench') as typeof import('tinybench')\nconst bench = new Bench({ time: 10 })\nbench.add('half', () => 21 / 2)\nbench.run()\n`,
+      // Not the harness's entry: a file of the package required by its path is the package's own file, not answered.
+      'bench/c.bench.cts': `const { version } = require('benchmark/package.json')\nmodule.exports = { version: (): string => version }\n`,
+    });
+    const files = ['bench/a.bench.cts', 'bench/b.bench.cts', 'bench/c.bench.cts'];
+    const ids = ['bench/a.bench.cts > twice', 'bench/b.bench.cts > half', 'bench/c.bench.cts > version'];
+    for (const measure of [true, { isolates: 'files' as const }]) {
+      const { files: loaded, tasks, output } = await runner(root, files, measure);
+      expect(
+        loaded.map((f) => [f.file, f.error, f.tasks]),
+        output,
+      ).toEqual([
+        [files[0], undefined, ['twice']],
+        [files[1], undefined, ['half']],
+        [files[2], undefined, ['version']],
+      ]);
+      expect(loaded.map((f) => f.harness)).toEqual(['benchmark.js', 'tinybench', 'default export']);
+      expect(tasks.map((t) => [t.id, t.error?.message, t.head!.opsPerSec > 0])).toEqual(ids.map((id) => [id, undefined, true]));
+      // The suite never ran for real: benchmark.js prints a cycle line per task it times itself.
+      expect(output).not.toMatch(/twice x [\d,.]+ ops\/sec/);
+    }
+  });
 });
 
 describe('a file that declares nothing benchgate knows', () => {

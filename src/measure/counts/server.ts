@@ -56,6 +56,9 @@ const REQUEST_TIMEOUT_MS = 120_000;
 /** V8 flags for a server counted under callgrind, beyond callgrindArgs': no collections timed by the wall clock. */
 const SERVER_FLAGS = ['--no-memory-reducer'];
 
+/** A command's leading assignments, its `node`, and the rest. */
+const NODE_COMMAND = new RegExp(String.raw`^(\s*${ASSIGNMENTS})((?:\S*\/)?node)(?=\s|$)(.*)$`, 's');
+
 /**
  * The load test's `start` run under callgrind: its `node` (with any `VAR=value` before it) becomes valgrind running that
  * node. Only a command that starts node itself can be counted: `npm start` would count npm, and a shell script's node
@@ -73,7 +76,7 @@ export function callgrindCommand(
 ) {
   const script = root === undefined ? undefined : npmScript(benchmark.start, root);
   const start = script ?? benchmark.start;
-  const parts = new RegExp(String.raw`^(\s*${ASSIGNMENTS})((?:\S*\/)?node)(?=\s|$)(.*)$`, 's').exec(start);
+  const parts = NODE_COMMAND.exec(start);
   if (!runsNode(start) || !parts || /^\s*taskset\b/.test(start) || /[;&|`]/.test(parts[3]!))
     throw new UserError(
       `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' ` +

@@ -35,9 +35,12 @@ export interface ServerOptions {
 /** The shell's leading variable assignments of a command (`NODE_ENV=production PORT=0 node …`), as a regex source. */
 export const ASSIGNMENTS = String.raw`(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*`;
 
+const RUNS_NODE = new RegExp(String.raw`^\s*(?:taskset -c \S+ )?${ASSIGNMENTS}(?:\S*\/)?node(?:\s|$)`);
+const LEADING_ASSIGNMENTS = new RegExp(`^(${ASSIGNMENTS})(.*)$`, 's');
+
 /** True when the command starts the server with node itself, so NODE_OPTIONS reaches it and the probe can load. */
 export function runsNode(command: string): boolean {
-  return new RegExp(String.raw`^\s*(?:taskset -c \S+ )?${ASSIGNMENTS}(?:\S*\/)?node(?:\s|$)`).test(command);
+  return RUNS_NODE.test(command);
 }
 
 let sequence = 0;
@@ -208,7 +211,7 @@ export function execIfSimple(command: string): string {
   if (!/^[\w\s./=@%+:,-]+$/.test(simple)) return command;
   // Assignments first: `exec VAR=value node …` would look for a program named `VAR=value`; `VAR=value exec node …`
   // hands the variable to node.
-  const [, assignments, rest] = new RegExp(`^(${ASSIGNMENTS})(.*)$`, 's').exec(simple)!;
+  const [, assignments, rest] = LEADING_ASSIGNMENTS.exec(simple)!;
   return `${assignments}exec ${rest}`;
 }
 

@@ -12,6 +12,7 @@ import { splitProfile, startProfiler, type CpuProfile, type RunningProfiler } fr
 import type { RevisionLabel } from '../../checkout/revisions.js';
 import { describeThrown, LocalSide, measureTask, runTaskFor, withoutGraph, type Heartbeat, type Side, type SideTask } from './alternate.js';
 import { installCapture } from './capture-setup.js';
+import { inThreadHooks } from './harness/hooks.js';
 import { Affinity, IsolateCrash, Isolates, keyOf, type IsolateKey } from './isolates.js';
 import { changes, fingerprint } from './shared-state.js';
 import { harnessCapture } from './harness/capture.js';
@@ -355,7 +356,7 @@ function prepare(job: MicroJob | ProfileJob | LoadJob | CountJob): void {
   const files = job.sides.flatMap((side) => side.files);
   installCapture(
     files.some((file) => /\.[cm]?tsx?$/.test(file)),
-    'kind' in job && job.kind === 'count',
+    'kind' in job && job.kind === 'count' ? inThreadHooks : undefined,
   );
 }
 

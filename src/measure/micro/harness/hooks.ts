@@ -25,12 +25,14 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 import { GRAPH_PARAMETER, HARNESS_PACKAGES } from './packages.js';
 import { isTypeScript } from './typescript-files.js';
 
 const SCHEME = 'benchgate-harness:';
+/** A TypeScript CommonJS file's `require()` of a harness (requiredHarness): answered by a generated CommonJS module. */
+const REQUIRE_SCHEME = `${SCHEME}require:`;
 
 interface ResolveContext {
   parentURL?: string;
@@ -122,17 +124,21 @@ export function inThreadHooks(data: { transform: string; answer?: string }): {
 } {
   initialize(data);
   const requireTransform = () => createRequire(import.meta.url)(fileURLToPath(transformUrl)) as Transform;
-  const typeScript = (url: string | undefined) => url?.startsWith('file:') === true && isTypeScript(new URL(url).pathname);
   return {
     resolve: (specifier, context, next) =>
-      required(context) && (!typeScript(context.parentURL) || HARNESS_PACKAGES.includes(specifier))
+      required(context) && (!isTypeScriptUrl(context.parentURL) || HARNESS_PACKAGES.includes(specifier))
         ? (next(specifier, context) as ResolveResult)
         : settleNow(resolveSteps(specifier, context, next)),
     load: (url, context, next) =>
-      required(context) && !typeScript(url)
+      required(context) && !isTypeScriptUrl(url)
         ? (next(url, context) as LoadResult)
         : settleNow(loadSteps(url, context, next, requireTransform)),
   };
+}
+
+/** Whether `url` is a file: URL of a TypeScript file (its query, a module graph's, aside). */
+function isTypeScriptUrl(url: string | undefined): url is string {
+  return url?.startsWith('file:') === true && isTypeScript(url);
 }
 
 /**
@@ -165,7 +171,7 @@ function inParentGraph(resolved: ResolveResult, parent: string | undefined): Res
   return { ...resolved, url: `${head}${head.includes('?') ? '&' : '?'}${GRAPH_PARAMETER}=${graph}${hash}` };
 }
 
-const HARNESS_IN_PATH = new RegExp(`/node_modules/(?:${HARNESS_PACKAGES.join('|')})/`);
+const HARNESS_IN_PATH = new RegExp(`/node_modules/(${HARNESS_PACKAGES.join('|')})/`);
 
 function* resolveOnce(specifier: string, context: ResolveContext, next: NextResolve): Steps<ResolveResult> {
   const parent = context.parentURL;
@@ -173,9 +179,31 @@ function* resolveOnce(specifier: string, context: ResolveContext, next: NextReso
     const real = (yield () => next(specifier, context)) as ResolveResult;
     return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
   }
-  if (parent?.startsWith('file:') && isTypeScript(new URL(parent).pathname) && isPathLike(specifier))
-    return yield* resolveFromTypeScript(specifier, context, next);
+  if (isTypeScriptUrl(parent)) {
+    const harness = requiredHarness(specifier, parent);
+    if (harness) return { url: `${REQUIRE_SCHEME}${harness}?${encodeURIComponent(parent)}`, shortCircuit: true };
+    if (isPathLike(specifier)) return yield* resolveFromTypeScript(specifier, context, next);
+  }
   return (yield () => next(specifier, context)) as ResolveResult;
+}
+
+/**
+ * A TypeScript CommonJS file's `require()` of a harness. Its source is a load hook's, so Node gives it the module
+ * loader's `require`, which resolves the package itself and asks the hooks for that file's URL (Node 20 and 24): a
+ * bare name never reaches resolveOnce, and the real harness would load past the capture (a `.cts` benchmark.js file
+ * declared no task). Found by the file being what `require(name)` from that file resolves to; answered by a CommonJS
+ * module that requires the name through Module._load from the file, where graphs.ts's wrap (or the native check's
+ * observer) answers it as any CommonJS file's require. The parent's URL, its module graph included, names the module.
+ */
+function requiredHarness(specifier: string, parent: string): string | undefined {
+  if (!specifier.startsWith('file:') || parent.includes('/node_modules/')) return undefined;
+  const name = HARNESS_IN_PATH.exec(new URL(specifier).pathname)?.[1];
+  if (!name) return undefined;
+  try {
+    return pathToFileURL(createRequire(fileURLToPath(parent)).resolve(name)).href === specifier ? name : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -215,8 +243,9 @@ function isPathLike(specifier: string): boolean {
 type TransformLoader = () => Transform | Promise<Transform>;
 
 function* loadSteps(url: string, context: LoadContext, next: NextLoad, loadTransform: TransformLoader): Steps<LoadResult> {
+  if (url.startsWith(REQUIRE_SCHEME)) return { format: 'commonjs', source: requireModule(url), shortCircuit: true };
   if (url.startsWith(SCHEME)) return { format: 'module', source: yield* captureModule(url, next), shortCircuit: true };
-  if (url.startsWith('file:') && isTypeScript(new URL(url).pathname)) return yield* loadTypeScript(url, loadTransform);
+  if (isTypeScriptUrl(url)) return yield* loadTypeScript(url, loadTransform);
   if (isBareJsonImport(url, context)) return loadJson(url);
   return (yield () => next(url, context)) as LoadResult;
 }
@@ -299,6 +328,13 @@ function* captureModule(url: string, next: NextLoad): Steps<string> {
     return `import * as real from ${target};\n${capture}\nexport const { ${names.join(', ')} } = capture.mitata(real, ${target});\n${reexport}\n`;
   }
   return `import * as real from ${target};\n${capture}\ncapture.${name === 'benchmark' ? 'benchmarkjs' : 'tinybench'}(real, ${target});\n${reexport}\n`;
+}
+
+/** The CommonJS module a TypeScript file's `require()` of a harness gets (requiredHarness): Module._load's answer from that file. */
+function requireModule(url: string): string {
+  const name = url.slice(REQUIRE_SCHEME.length, url.indexOf('?'));
+  const file = fileURLToPath(decodeURIComponent(url.slice(url.indexOf('?') + 1)));
+  return `module.exports = module.constructor.createRequire(${JSON.stringify(file)})(${JSON.stringify(name)});\n`;
 }
 
 /** Whether `url`'s module has a default export: always for CommonJS, by its source for an ES module. */
