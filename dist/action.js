@@ -97216,6 +97216,106 @@ function welchDf(vx, nx, vy, ny) {
   return denominator > 0 ? (a + b) * (a + b) / denominator : Math.max(1, nx + ny - 2);
 }
 
+// src/report/format.ts
+function formatChange(benchmark, options = {}) {
+  const { change } = benchmark;
+  if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
+  return `${formatIntervalAt(change)}${benchmark.coarse === true && options.markCoarse ? " (coarse)" : ""}`;
+}
+function formatIntervalAt(change) {
+  return `${formatInterval(change)}${isFiniteNumber(change.achieved) ? ` at ${formatConfidence(change.achieved)}` : ""}`;
+}
+function formatInterval(change) {
+  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
+}
+function formatSide(benchmark, side2) {
+  if (benchmark.counts) {
+    const figure = benchmark.counts[side2]?.instructions;
+    return isFiniteNumber(figure) ? `${formatOps(figure)} ${countUnit(benchmark.counts.figure)}` : "\u2013";
+  }
+  return formatOps(benchmark[side2]?.opsPerSec);
+}
+function formatResolvable(benchmark) {
+  const { resolvable } = benchmark;
+  if (!isFiniteNumber(resolvable)) return "\u2013";
+  return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
+}
+var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
+var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base moved by the change";
+var COUNTS_LEGEND = "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
+var formatCount = (x) => x === 0 ? "0" : formatOps(x);
+var countUnit = (figure) => figure === "cycles" ? "cycles" : "instr";
+var CYCLES_LEGEND = "cycles: estimated from callgrind's cache model, an instruction a cycle, a first-level miss 10 more, a last-level miss 100 more (KCachegrind's weights): a model's cycles, not this machine's (no branch prediction, overlap or prefetching)";
+var SERVER_COUNTS_LEGEND = "counted load tests: instructions per request, the server's threads together, its requests sent one at a time under callgrind";
+function columnsLegend(benchmarks) {
+  const counted = benchmarks.some((b) => b.counts);
+  const timed = benchmarks.some((b) => !b.counts);
+  const servers = benchmarks.some((b) => b.counts && b.kind === "http");
+  const cycles = benchmarks.some((b) => b.counts?.figure === "cycles" || b.beside?.figure === "cycles");
+  return [
+    ...timed ? [COLUMNS_LEGEND] : [],
+    ...counted ? [COUNTS_LEGEND] : [],
+    ...servers ? [SERVER_COUNTS_LEGEND] : [],
+    ...cycles ? [CYCLES_LEGEND] : []
+  ].join(". ");
+}
+function verdictWord(verdict) {
+  return verdict === "within-budget" ? "within budget" : verdict;
+}
+function fitMiddle(text2, width) {
+  if (text2.length <= width) return text2;
+  const keep = width - 1;
+  const start = Math.ceil(keep / 2);
+  return `${text2.slice(0, start)}\u2026${text2.slice(text2.length - (keep - start))}`;
+}
+function wrapText(text2, width, restWidth = width) {
+  const lines = [];
+  let rest = text2;
+  for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
+    const space = rest.lastIndexOf(" ", room);
+    if (space > 0) {
+      lines.push(rest.slice(0, space));
+      rest = rest.slice(space + 1);
+      continue;
+    }
+    const at2 = lastSeparator(rest.slice(0, room));
+    const cut = at2 > 0 ? at2 + 1 : room;
+    lines.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  lines.push(rest);
+  return lines;
+}
+function lastSeparator(text2) {
+  for (let i2 = text2.length - 1; i2 > 0; i2--) if ("./-_:,>|@#".includes(text2[i2])) return i2;
+  return -1;
+}
+var AGREES_LEGEND = "agrees: the intervals meet or the verdicts are the same, and neither reads a regression where the other reads a certain pass";
+function besideSection(benchmarks) {
+  const rows = benchmarks.filter((b) => b.beside);
+  if (!rows.length) return void 0;
+  const measure = rows[0].beside.measure;
+  const gated = measure === "counts" ? "time" : "counts";
+  const count3 = (agrees) => rows.filter((b) => b.beside.agrees === agrees).length;
+  const figure = (value) => value === null || !isFiniteNumber(value) ? "\u2013" : measure === "counts" ? `${formatOps(value)} ${countUnit(rows[0].beside.figure)}` : formatOps(value);
+  return {
+    title: `${measure} beside ${gated} (measure: both; the verdicts are ${gated}'s): ${count3(true)} agree, ${count3(false)} part, ${count3(null)} open`,
+    header: ["benchmark", "base", "head", `change (${measure})`, "its verdict", "agrees"],
+    rows: rows.map((b) => {
+      const beside = b.beside;
+      return [
+        b.id,
+        figure(beside.base),
+        figure(beside.head),
+        beside.change ? formatInterval(beside.change) : "\u2013",
+        beside.error ? "error" : verdictWord(beside.verdict),
+        beside.agrees === null ? "open" : beside.agrees ? "yes" : "no"
+      ];
+    }),
+    legend: measure === "counts" ? `counts: ${rows[0].beside.figure === "cycles" ? "estimated cycles" : "instructions"} per call under callgrind (the change in calls per count); ${AGREES_LEGEND}. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads` : `time: operations per second, paired round by round; ${AGREES_LEGEND}`
+  };
+}
+
 // src/gate/counts.ts
 var COUNT_STALL_MS = 10 * 6e4;
 async function countsStage(run, share2, otherFigures, startedAt = run.started) {
@@ -97265,6 +97365,7 @@ async function countsStage(run, share2, otherFigures, startedAt = run.started) {
     level
   };
 }
+var unitOf = (figure) => countUnit(figure === "cycles" ? figure : void 0);
 var unit = (figure) => figure === "cycles" ? "cycles (estimated from callgrind's cache model)" : "instructions";
 function counting(run) {
   const valgrind = callgrind(run.options.installCallgrind, run.options.log);
@@ -97311,7 +97412,7 @@ async function httpCountsStage(run, tests, otherFigures, startedAt = run.started
 function serverRows(counted, seeds, config, level, log2) {
   return counted.map((c) => {
     const row = { id: c.benchmark.id, file: "", base: c.base, head: c.head, ...c.error ? { error: c.error } : {} };
-    const judgedRow = judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds, config.micro.count);
+    const judgedRow = judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds, config.micro.count, "request");
     const skipped = c.error ? [] : seeds.filter((seed) => !c.seeds.includes(seed));
     const short = skipped.length ? `seed(s) ${skipped.join(", ")} not started within the time limit (${formatDuration(config.timeLimitMs)}): judged on seed(s) ${c.seeds.join(", ") || "none"}, a wider interval; raise time-limit or lower micro.seeds` : void 0;
     if (short) log2(`warning: counts: ${c.benchmark.id}: ${short}`);
@@ -97319,7 +97420,7 @@ function serverRows(counted, seeds, config, level, log2) {
     return { ...judgedRow, kind: "http", file: null, ...note ? { note } : {} };
   });
 }
-function judged(b, budget, level, seeds, figure) {
+function judged(b, budget, level, seeds, figure, per = "call") {
   if (b.error) return failed(b.id, b.file, b.error);
   const side2 = (of) => of ? { instructions: of.instructions.reduce((sum3, x) => sum3 + x, 0) / of.instructions.length, seeds: of.instructions } : null;
   const unsteady = {
@@ -97336,7 +97437,10 @@ function judged(b, budget, level, seeds, figure) {
   const common = { id: b.id, kind: "micro", file: b.file, budget, base: null, head: null, counts, resolvable: null };
   if (!b.base || !b.head) return { ...common, verdict: b.base ? "removed" : "new", beyondBudget: null, change: null, rounds: [] };
   const result = compareCounts(b.base.instructions, b.head.instructions, budget, level);
-  const note = Object.keys(unsteady).length ? `no steady state within the warm-up's bound under seed(s) ${[...unsteady.base ?? [], ...unsteady.head ?? []].join(", ")}: counted as it was then` : void 0;
+  const note = [
+    Object.keys(unsteady).length ? `no steady state within the warm-up's bound under seed(s) ${[...unsteady.base ?? [], ...unsteady.head ?? []].join(", ")}: counted as it was then` : void 0,
+    result.verdict === "inconclusive" ? seedsApart(b.base.instructions, b.head.instructions, seeds, `${unitOf(figure)} a ${per}`) : void 0
+  ].filter(Boolean).join("; ") || void 0;
   return {
     ...common,
     verdict: result.verdict,
@@ -97346,6 +97450,12 @@ function judged(b, budget, level, seeds, figure) {
     regressionP: result.regressionP,
     ...note ? { note } : {}
   };
+}
+function seedsApart(base2, head, seeds, unit2) {
+  if (base2.length < 2 || head.length < 2) return void 0;
+  const cells = (counts) => counts.map(formatCount).join(", ");
+  const under = base2.length === seeds.length && head.length === seeds.length ? ` under seeds ${seeds.join(", ")}` : "";
+  return `its seeds counted it differently (base ${cells(base2)}; head ${cells(head)} ${unit2}${under}): the code runs on more than one level from process to process, or its work follows the seed or the clock; more seeds (micro.seeds) narrow the interval, none removes the levels`;
 }
 function failed(id, file, message) {
   return {
@@ -100580,106 +100690,6 @@ function censusOf(files, inventory) {
   );
   const [base2, head] = [tasksAt("base"), tasksAt("head")];
   return [.../* @__PURE__ */ new Set([...files.base, ...files.head])].sort().map((file) => ({ file, base: base2.get(file), head: head.get(file) }));
-}
-
-// src/report/format.ts
-function formatChange(benchmark, options = {}) {
-  const { change } = benchmark;
-  if (!change || !isFiniteNumber(change.estimate)) return "\u2013";
-  return `${formatIntervalAt(change)}${benchmark.coarse === true && options.markCoarse ? " (coarse)" : ""}`;
-}
-function formatIntervalAt(change) {
-  return `${formatInterval(change)}${isFiniteNumber(change.achieved) ? ` at ${formatConfidence(change.achieved)}` : ""}`;
-}
-function formatInterval(change) {
-  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
-}
-function formatSide(benchmark, side2) {
-  if (benchmark.counts) {
-    const figure = benchmark.counts[side2]?.instructions;
-    return isFiniteNumber(figure) ? `${formatOps(figure)} ${countUnit(benchmark.counts.figure)}` : "\u2013";
-  }
-  return formatOps(benchmark[side2]?.opsPerSec);
-}
-function formatResolvable(benchmark) {
-  const { resolvable } = benchmark;
-  if (!isFiniteNumber(resolvable)) return "\u2013";
-  return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
-}
-var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
-var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base moved by the change";
-var COUNTS_LEGEND = "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
-var formatCount = (x) => x === 0 ? "0" : formatOps(x);
-var countUnit = (figure) => figure === "cycles" ? "cycles" : "instr";
-var CYCLES_LEGEND = "cycles: estimated from callgrind's cache model, an instruction a cycle, a first-level miss 10 more, a last-level miss 100 more (KCachegrind's weights): a model's cycles, not this machine's (no branch prediction, overlap or prefetching)";
-var SERVER_COUNTS_LEGEND = "counted load tests: instructions per request, the server's threads together, its requests sent one at a time under callgrind";
-function columnsLegend(benchmarks) {
-  const counted = benchmarks.some((b) => b.counts);
-  const timed = benchmarks.some((b) => !b.counts);
-  const servers = benchmarks.some((b) => b.counts && b.kind === "http");
-  const cycles = benchmarks.some((b) => b.counts?.figure === "cycles" || b.beside?.figure === "cycles");
-  return [
-    ...timed ? [COLUMNS_LEGEND] : [],
-    ...counted ? [COUNTS_LEGEND] : [],
-    ...servers ? [SERVER_COUNTS_LEGEND] : [],
-    ...cycles ? [CYCLES_LEGEND] : []
-  ].join(". ");
-}
-function verdictWord(verdict) {
-  return verdict === "within-budget" ? "within budget" : verdict;
-}
-function fitMiddle(text2, width) {
-  if (text2.length <= width) return text2;
-  const keep = width - 1;
-  const start = Math.ceil(keep / 2);
-  return `${text2.slice(0, start)}\u2026${text2.slice(text2.length - (keep - start))}`;
-}
-function wrapText(text2, width, restWidth = width) {
-  const lines = [];
-  let rest = text2;
-  for (let room = Math.max(1, width); rest.length > room; room = Math.max(1, restWidth)) {
-    const space = rest.lastIndexOf(" ", room);
-    if (space > 0) {
-      lines.push(rest.slice(0, space));
-      rest = rest.slice(space + 1);
-      continue;
-    }
-    const at2 = lastSeparator(rest.slice(0, room));
-    const cut = at2 > 0 ? at2 + 1 : room;
-    lines.push(rest.slice(0, cut));
-    rest = rest.slice(cut);
-  }
-  lines.push(rest);
-  return lines;
-}
-function lastSeparator(text2) {
-  for (let i2 = text2.length - 1; i2 > 0; i2--) if ("./-_:,>|@#".includes(text2[i2])) return i2;
-  return -1;
-}
-var AGREES_LEGEND = "agrees: the intervals meet or the verdicts are the same, and neither reads a regression where the other reads a certain pass";
-function besideSection(benchmarks) {
-  const rows = benchmarks.filter((b) => b.beside);
-  if (!rows.length) return void 0;
-  const measure = rows[0].beside.measure;
-  const gated = measure === "counts" ? "time" : "counts";
-  const count3 = (agrees) => rows.filter((b) => b.beside.agrees === agrees).length;
-  const figure = (value) => value === null || !isFiniteNumber(value) ? "\u2013" : measure === "counts" ? `${formatOps(value)} ${countUnit(rows[0].beside.figure)}` : formatOps(value);
-  return {
-    title: `${measure} beside ${gated} (measure: both; the verdicts are ${gated}'s): ${count3(true)} agree, ${count3(false)} part, ${count3(null)} open`,
-    header: ["benchmark", "base", "head", `change (${measure})`, "its verdict", "agrees"],
-    rows: rows.map((b) => {
-      const beside = b.beside;
-      return [
-        b.id,
-        figure(beside.base),
-        figure(beside.head),
-        beside.change ? formatInterval(beside.change) : "\u2013",
-        beside.error ? "error" : verdictWord(beside.verdict),
-        beside.agrees === null ? "open" : beside.agrees ? "yes" : "no"
-      ];
-    }),
-    legend: measure === "counts" ? `counts: ${rows[0].beside.figure === "cycles" ? "estimated cycles" : "instructions"} per call under callgrind (the change in calls per count); ${AGREES_LEGEND}. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads` : `time: operations per second, paired round by round; ${AGREES_LEGEND}`
-  };
 }
 
 // src/report/solo.ts

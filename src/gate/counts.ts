@@ -5,6 +5,7 @@ import { countServers, type CountedServer } from '../measure/counts/server.js';
 import type { Config, CountedFigure, HttpBenchmarkConfig } from '../config/types.js';
 import { beyondBudget } from '../stats/compare.js';
 import { compareCounts } from '../stats/counts.js';
+import { countUnit, formatCount } from '../report/format.js';
 import { type ReportBenchmark } from '../report/model.js';
 import { formatDuration } from '../util/format.js';
 import type { RunContext } from './plan.js';
@@ -90,6 +91,8 @@ export async function countsStage(
   };
 }
 
+const unitOf = (figure: CountedFigure) => countUnit(figure === 'cycles' ? figure : undefined);
+
 const unit = (figure: CountedFigure) => (figure === 'cycles' ? "cycles (estimated from callgrind's cache model)" : 'instructions');
 
 /** What both counted stages start from: callgrind (installed where the caller can), and the seeds 1..micro.seeds. */
@@ -162,7 +165,7 @@ export function serverRows(
 ): ReportBenchmark[] {
   return counted.map((c) => {
     const row: CountedBenchmark = { id: c.benchmark.id, file: '', base: c.base, head: c.head, ...(c.error ? { error: c.error } : {}) };
-    const judgedRow = judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds, config.micro.count);
+    const judgedRow = judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds, config.micro.count, 'request');
     // Seeds the time limit left unstarted: said in the log and on the row, never silently fewer.
     const skipped = c.error ? [] : seeds.filter((seed) => !c.seeds.includes(seed));
     const short = skipped.length
@@ -175,7 +178,14 @@ export function serverRows(
   });
 }
 
-function judged(b: CountedBenchmark, budget: number, level: number, seeds: number[], figure: CountedFigure): ReportBenchmark {
+function judged(
+  b: CountedBenchmark,
+  budget: number,
+  level: number,
+  seeds: number[],
+  figure: CountedFigure,
+  per: 'call' | 'request' = 'call',
+): ReportBenchmark {
   if (b.error) return failed(b.id, b.file, b.error);
   const side = (of: SideCounts | undefined) =>
     of ? { instructions: of.instructions.reduce((sum, x) => sum + x, 0) / of.instructions.length, seeds: of.instructions } : null;
@@ -193,9 +203,17 @@ function judged(b: CountedBenchmark, budget: number, level: number, seeds: numbe
   const common = { id: b.id, kind: 'micro' as const, file: b.file, budget, base: null, head: null, counts, resolvable: null };
   if (!b.base || !b.head) return { ...common, verdict: b.base ? 'removed' : 'new', beyondBudget: null, change: null, rounds: [] };
   const result = compareCounts(b.base.instructions, b.head.instructions, budget, level);
-  const note = Object.keys(unsteady).length
-    ? `no steady state within the warm-up's bound under seed(s) ${[...(unsteady.base ?? []), ...(unsteady.head ?? [])].join(', ')}: counted as it was then`
-    : undefined;
+  const note =
+    [
+      Object.keys(unsteady).length
+        ? `no steady state within the warm-up's bound under seed(s) ${[...(unsteady.base ?? []), ...(unsteady.head ?? [])].join(', ')}: counted as it was then`
+        : undefined,
+      result.verdict === 'inconclusive'
+        ? seedsApart(b.base.instructions, b.head.instructions, seeds, `${unitOf(figure)} a ${per}`)
+        : undefined,
+    ]
+      .filter(Boolean)
+      .join('; ') || undefined;
   return {
     ...common,
     verdict: result.verdict,
@@ -205,6 +223,23 @@ function judged(b: CountedBenchmark, budget: number, level: number, seeds: numbe
     regressionP: result.regressionP,
     ...(note ? { note } : {}),
   };
+}
+
+/**
+ * Why a counted row is undecided when its seeds counted it differently: each seed's count at each revision, as the
+ * table's cells print them. A deterministic measure that differs between processes of the same code is the code on
+ * more than one level (the JIT's choices per process, docs/counts.md) or work that follows the seed or the clock
+ * (hyperid's public benchmark, an A/A: `max int` read 423 at 5 processes and 287 at one; shortid 12.6k or 20.1-20.7k).
+ * A row that only says `inconclusive` beside an interval hundreds of points wide does not say that.
+ */
+function seedsApart(base: readonly number[], head: readonly number[], seeds: readonly number[], unit: string): string | undefined {
+  if (base.length < 2 || head.length < 2) return undefined;
+  const cells = (counts: readonly number[]) => counts.map(formatCount).join(', ');
+  const under = base.length === seeds.length && head.length === seeds.length ? ` under seeds ${seeds.join(', ')}` : '';
+  return (
+    `its seeds counted it differently (base ${cells(base)}; head ${cells(head)} ${unit}${under}): the code runs on more than one level from process to process, or its work follows the seed or the ` +
+    'clock; more seeds (micro.seeds) narrow the interval, none removes the levels'
+  );
 }
 
 function failed(id: string, file: string | undefined, message: string): ReportBenchmark {

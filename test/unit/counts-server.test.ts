@@ -315,4 +315,39 @@ describe('serverRows (the counted load tests in the report)', () => {
     expect(broken).toMatchObject({ verdict: 'error', error: 'head crashed', kind: 'http' });
     expect(lines).toEqual([`warning: counts: http > short: ${short!.note}`]);
   });
+
+  it("says why a row is undecided when its seeds counted the same code differently, each seed's count as a cell prints it", () => {
+    // hyperid's `max int` in an A/A on Node 24: 423.4 under five processes, 287.0 under one.
+    const [levels, spread] = serverRows(
+      [
+        {
+          benchmark: fakeLoadTest('levels'),
+          base: side([423.4, 423.4, 423.4]),
+          head: side([287, 423.4, 423.4]),
+          seeds: [1, 2, 3],
+          processes: 6,
+        },
+        {
+          benchmark: fakeLoadTest('exact'),
+          base: side([5000, 5000.2, 4999.9]),
+          head: side([5000.1, 4999.8, 5000]),
+          seeds: [1, 2, 3],
+          processes: 6,
+        },
+      ],
+      [1, 2, 3],
+      config,
+      0.9,
+      () => undefined,
+    );
+    expect(levels!.verdict).toBe('inconclusive');
+    expect(levels!.note).toBe(
+      'its seeds counted it differently (base 423, 423, 423; head 287, 423, 423 instr a request under seeds 1, 2, 3): the code runs on ' +
+        'more than one level from process to process, or its work follows the seed or the clock; more seeds (micro.seeds) narrow the ' +
+        'interval, none removes the levels',
+    );
+    // A spread that decides the row is no reason to explain it.
+    expect(spread!.verdict).toBe('unchanged');
+    expect(spread!.note).toBeUndefined();
+  });
 });
