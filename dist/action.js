@@ -97439,7 +97439,7 @@ function judged(b, budget, level, seeds, figure, per = "call") {
   const result = compareCounts(b.base.instructions, b.head.instructions, budget, level);
   const note = [
     Object.keys(unsteady).length ? `no steady state within the warm-up's bound under seed(s) ${[...unsteady.base ?? [], ...unsteady.head ?? []].join(", ")}: counted as it was then` : void 0,
-    result.verdict === "inconclusive" ? seedsApart(b.base.instructions, b.head.instructions, seeds, `${unitOf(figure)} a ${per}`) : void 0
+    result.verdict === "inconclusive" ? seedsApart(b.base.instructions, b.head.instructions, seeds, `${unitOf(figure)} a ${per}`, result.change, budget) : void 0
   ].filter(Boolean).join("; ") || void 0;
   return {
     ...common,
@@ -97451,11 +97451,12 @@ function judged(b, budget, level, seeds, figure, per = "call") {
     ...note ? { note } : {}
   };
 }
-function seedsApart(base2, head, seeds, unit2) {
-  if (base2.length < 2 || head.length < 2) return void 0;
+function seedsApart(base2, head, seeds, unit2, change, budget) {
+  if (base2.length < 2 || head.length < 2 || !(change.high - change.low > budget)) return void 0;
+  const apart2 = Math.max(...[base2, head].map((counts) => Math.max(...counts) / Math.min(...counts) - 1));
   const cells = (counts) => counts.map(formatCount).join(", ");
   const under = base2.length === seeds.length && head.length === seeds.length ? ` under seeds ${seeds.join(", ")}` : "";
-  return `its seeds counted it differently (base ${cells(base2)}; head ${cells(head)} ${unit2}${under}): the code runs on more than one level from process to process, or its work follows the seed or the clock; more seeds (micro.seeds) narrow the interval, none removes the levels`;
+  return `its seeds counted it differently, up to ${formatShortPercent(apart2, apart2 < 0.1 ? 1 : 0)} apart at a revision (${unit2}: base ${cells(base2)}; head ${cells(head)}${under}): the code runs on more than one level from process to process, or its work follows the seed or the clock; more seeds (micro.seeds) narrow the interval around both`;
 }
 function failed(id, file, message) {
   return {

@@ -58,7 +58,7 @@ function inThreadHooks(data) {
   const requireTransform = () => createRequire(import.meta.url)(fileURLToPath(transformUrl));
   return {
     resolve: (specifier, context, next) => required(context) && (!isTypeScriptUrl(context.parentURL) || HARNESS_PACKAGES.includes(specifier)) ? next(specifier, context) : settleNow(resolveSteps(specifier, context, next)),
-    load: (url, context, next) => required(context) && !isTypeScriptUrl(url) ? next(url, context) : settleNow(loadSteps(url, context, next, requireTransform))
+    load: (url, context, next) => required(context) && !isTypeScriptUrl(url) && !url.startsWith(SCHEME) ? next(url, context) : settleNow(loadSteps(url, context, next, requireTransform))
   };
 }
 function isTypeScriptUrl(url) {
@@ -88,7 +88,7 @@ function* resolveOnce(specifier, context, next) {
     const real = yield () => next(specifier, context);
     return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
   }
-  if (isTypeScriptUrl(parent)) {
+  if (parent && isTypeScriptUrl(parent)) {
     const harness = requiredHarness(specifier, parent);
     if (harness) return { url: `${REQUIRE_SCHEME}${harness}?${encodeURIComponent(parent)}`, shortCircuit: true };
     if (isPathLike(specifier)) return yield* resolveFromTypeScript(specifier, context, next);
@@ -161,8 +161,7 @@ var RESERVED = new Set(
   "break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await arguments eval".split(" ")
 );
 function* captureModule(url, next) {
-  const name = url.slice(SCHEME.length, url.indexOf("?"));
-  const real = decodeURIComponent(url.slice(url.indexOf("?") + 1));
+  const { name, value: real } = schemeUrl(url, SCHEME);
   const target = JSON.stringify(real);
   const capture = `const capture = globalThis[Symbol.for(${JSON.stringify(answerKey)})];`;
   if (name === "vitest") {
@@ -205,10 +204,14 @@ ${reexport}
 `;
 }
 function requireModule(url) {
-  const name = url.slice(REQUIRE_SCHEME.length, url.indexOf("?"));
-  const file = fileURLToPath(decodeURIComponent(url.slice(url.indexOf("?") + 1)));
+  const { name, value } = schemeUrl(url, REQUIRE_SCHEME);
+  const file = fileURLToPath(value);
   return `module.exports = module.constructor.createRequire(${JSON.stringify(file)})(${JSON.stringify(name)});
 `;
+}
+function schemeUrl(url, scheme) {
+  const query = url.indexOf("?");
+  return { name: url.slice(scheme.length, query), value: decodeURIComponent(url.slice(query + 1)) };
 }
 function* exportsDefault(url, next) {
   if (!url.startsWith("file:")) return false;

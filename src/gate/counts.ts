@@ -7,7 +7,7 @@ import { beyondBudget } from '../stats/compare.js';
 import { compareCounts } from '../stats/counts.js';
 import { countUnit, formatCount } from '../report/format.js';
 import { type ReportBenchmark } from '../report/model.js';
-import { formatDuration } from '../util/format.js';
+import { formatDuration, formatShortPercent } from '../util/format.js';
 import type { RunContext } from './plan.js';
 
 /** A benchmark process under callgrind shows progress once a task: a task's count may take minutes there. */
@@ -209,7 +209,7 @@ function judged(
         ? `no steady state within the warm-up's bound under seed(s) ${[...(unsteady.base ?? []), ...(unsteady.head ?? [])].join(', ')}: counted as it was then`
         : undefined,
       result.verdict === 'inconclusive'
-        ? seedsApart(b.base.instructions, b.head.instructions, seeds, `${unitOf(figure)} a ${per}`)
+        ? seedsApart(b.base.instructions, b.head.instructions, seeds, `${unitOf(figure)} a ${per}`, result.change, budget)
         : undefined,
     ]
       .filter(Boolean)
@@ -227,18 +227,28 @@ function judged(
 
 /**
  * Why a counted row is undecided when its seeds counted it differently: each seed's count at each revision, as the
- * table's cells print them. A deterministic measure that differs between processes of the same code is the code on
- * more than one level (the JIT's choices per process, docs/counts.md) or work that follows the seed or the clock
- * (hyperid's public benchmark, an A/A: `max int` read 423 at 5 processes and 287 at one; shortid 12.6k or 20.1-20.7k).
- * A row that only says `inconclusive` beside an interval hundreds of points wide does not say that.
+ * table's cells print them, and how far apart they lie. A deterministic measure that differs between processes of the
+ * same code is the code on more than one level (the JIT's choices per process, docs/counts.md) or work that follows
+ * the seed or the clock (hyperid's public benchmark, an A/A: `max int` read 423 under five processes and 287 under
+ * one; `shortid` 12.7k to 24.3k). Said only where that spread is what leaves the interval open (wider than the
+ * budget): seeds that agree beside a change at the budget are undecided for another reason, which the interval shows.
  */
-function seedsApart(base: readonly number[], head: readonly number[], seeds: readonly number[], unit: string): string | undefined {
-  if (base.length < 2 || head.length < 2) return undefined;
+function seedsApart(
+  base: readonly number[],
+  head: readonly number[],
+  seeds: readonly number[],
+  unit: string,
+  change: { low: number; high: number },
+  budget: number,
+): string | undefined {
+  if (base.length < 2 || head.length < 2 || !(change.high - change.low > budget)) return undefined;
+  const apart = Math.max(...[base, head].map((counts) => Math.max(...counts) / Math.min(...counts) - 1));
   const cells = (counts: readonly number[]) => counts.map(formatCount).join(', ');
   const under = base.length === seeds.length && head.length === seeds.length ? ` under seeds ${seeds.join(', ')}` : '';
   return (
-    `its seeds counted it differently (base ${cells(base)}; head ${cells(head)} ${unit}${under}): the code runs on more than one level from process to process, or its work follows the seed or the ` +
-    'clock; more seeds (micro.seeds) narrow the interval, none removes the levels'
+    `its seeds counted it differently, up to ${formatShortPercent(apart, apart < 0.1 ? 1 : 0)} apart at a revision ` +
+    `(${unit}: base ${cells(base)}; head ${cells(head)}${under}): the code runs on more than one level from process to ` +
+    'process, or its work follows the seed or the clock; more seeds (micro.seeds) narrow the interval around both'
   );
 }
 

@@ -317,9 +317,9 @@ describe('serverRows (the counted load tests in the report)', () => {
   });
 
   it("says why a row is undecided when its seeds counted the same code differently, each seed's count as a cell prints it", () => {
-    // hyperid's `max int` in an A/A on Node 24: 423.4 under five processes, 287.0 under one.
-    const [levels, spread] = serverRows(
+    const rows = serverRows(
       [
+        // hyperid's `max int` in an A/A on Node 24: 423.4 under five processes, 287.0 under one.
         {
           benchmark: fakeLoadTest('levels'),
           base: side([423.4, 423.4, 423.4]),
@@ -327,6 +327,17 @@ describe('serverRows (the counted load tests in the report)', () => {
           seeds: [1, 2, 3],
           processes: 6,
         },
+        // Seeds that agree (0.05%) beside a change at the budget: undecided, and not because the seeds differ.
+        {
+          benchmark: fakeLoadTest('at budget'),
+          base: side([1e6, 1.0005e6, 0.9995e6]),
+          head: side([1.053e6, 1.0525e6, 1.0535e6]),
+          seeds: [1, 2, 3],
+          processes: 6,
+        },
+        // One seed at a revision: no interval at all, whatever the counts.
+        { benchmark: fakeLoadTest('one seed'), base: side([423.4]), head: side([287, 423.4]), seeds: [1], processes: 3 },
+        // A spread that decides the row is no reason to explain it.
         {
           benchmark: fakeLoadTest('exact'),
           base: side([5000, 5000.2, 4999.9]),
@@ -340,14 +351,16 @@ describe('serverRows (the counted load tests in the report)', () => {
       0.9,
       () => undefined,
     );
-    expect(levels!.verdict).toBe('inconclusive');
+    const [levels, atBudget, oneSeed, exact] = rows;
+    expect(rows.map((row) => row.verdict)).toEqual(['inconclusive', 'inconclusive', 'inconclusive', 'unchanged']);
     expect(levels!.note).toBe(
-      'its seeds counted it differently (base 423, 423, 423; head 287, 423, 423 instr a request under seeds 1, 2, 3): the code runs on ' +
-        'more than one level from process to process, or its work follows the seed or the clock; more seeds (micro.seeds) narrow the ' +
-        'interval, none removes the levels',
+      'its seeds counted it differently, up to 48% apart at a revision (instr a request: base 423, 423, 423; head 287, 423, 423 ' +
+        'under seeds 1, 2, 3): the code runs on more than one level from process to process, or its work follows the seed or the ' +
+        'clock; more seeds (micro.seeds) narrow the interval around both',
     );
-    // A spread that decides the row is no reason to explain it.
-    expect(spread!.verdict).toBe('unchanged');
-    expect(spread!.note).toBeUndefined();
+    expect(atBudget!.change!.high - atBudget!.change!.low).toBeLessThan(0.05);
+    expect(atBudget!.note).toBeUndefined();
+    expect(oneSeed!.note).not.toContain('counted it differently');
+    expect(exact!.note).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 // The module hooks run two ways (harness/hooks.ts): off the thread (module.register, every call of the chain awaited)
 // and in it (inThreadHooks for module.registerHooks, every call answered at once). One logic, so the same answers:
 // each case below asks both, with a fake chain below them.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -131,5 +131,36 @@ describe('module hooks in the thread and off it', () => {
     expect(loaded.source as string).not.toContain(': Mode');
     expect(loaded.source as string).toContain('Mode["A"]');
     expect(fileURLToPath(TRANSFORM)).toMatch(/dist[/\\]typescript\.js$/);
+  });
+
+  it("answer the module loader's require of a harness from a TypeScript file, by the file it resolved to, both ways alike", async () => {
+    // The loader's require resolves the name first and asks the hooks for the file (import conditions, a file: URL).
+    const project = mkdtempSync(path.join(dir, 'p-'));
+    const entry = path.join(project, 'node_modules/benchmark/benchmark.js');
+    mkdirSync(path.dirname(entry), { recursive: true });
+    writeFileSync(path.join(project, 'node_modules/benchmark/package.json'), '{"name":"benchmark","main":"benchmark.js"}');
+    writeFileSync(entry, 'module.exports = {}\n');
+    writeFileSync(path.join(project, 'node_modules/benchmark/other.js'), 'module.exports = {}\n');
+    const parent = `${pathToFileURL(path.join(project, 'a.bench.cts')).href}?benchgate-graph=3`;
+    const both = await bothResolve(pathToFileURL(entry).href, { parentURL: parent, conditions: IMPORT }, {});
+    const redirect = `benchgate-harness:require:benchmark?${encodeURIComponent(parent)}`;
+    expect(both).toMatchObject({ off: { url: redirect }, inThread: { url: redirect }, asked: { off: [], inThread: [] } });
+    // Another file of the package, or the entry from a JavaScript parent, is Node's own.
+    const other = pathToFileURL(path.join(project, 'node_modules/benchmark/other.js')).href;
+    const known = { [other]: other, [pathToFileURL(entry).href]: pathToFileURL(entry).href };
+    expect((await bothResolve(other, { parentURL: parent, conditions: IMPORT }, known)).inThread).toEqual({ url: other });
+    const fromJs = parent.replace('.cts', '.cjs');
+    expect((await bothResolve(pathToFileURL(entry).href, { parentURL: fromJs, conditions: IMPORT }, known)).off).toEqual({
+      url: pathToFileURL(entry).href,
+    });
+    // Its load: CommonJS that requires the name through Module._load from the bench file, however it was asked.
+    const never = () => {
+      throw new Error('the chain was asked');
+    };
+    const off = await load(redirect, { conditions: IMPORT }, never);
+    const source = `module.exports = module.constructor.createRequire(${JSON.stringify(path.join(project, 'a.bench.cts'))})("benchmark");\n`;
+    expect(off).toEqual({ format: 'commonjs', source, shortCircuit: true });
+    expect(hooks.load(redirect, { conditions: IMPORT }, never)).toEqual(off);
+    expect(hooks.load(redirect, { conditions: REQUIRE }, never)).toEqual(off);
   });
 });

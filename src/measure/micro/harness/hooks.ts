@@ -10,8 +10,10 @@
  * specifier the normal way from the importing file (so each revision uses its
  * own installed copy, and a missing install fails as it would without us) and
  * answers with a small generated module that hands that copy to the capture in
- * the benchmark process (see capture.ts). CommonJS `require()` does not go
- * through these hooks on Node 20; graphs.ts covers it by wrapping Module._load.
+ * the benchmark process (see capture.ts). A CommonJS file's `require()` does not
+ * go through these hooks off the thread (graphs.ts covers it by wrapping
+ * Module._load), except in a file whose source a load hook gave: a TypeScript
+ * file of ours (requiredHarness).
  *
  * The same hooks load TypeScript (see typescript.ts for the choice of transform).
  *
@@ -130,14 +132,14 @@ export function inThreadHooks(data: { transform: string; answer?: string }): {
         ? (next(specifier, context) as ResolveResult)
         : settleNow(resolveSteps(specifier, context, next)),
     load: (url, context, next) =>
-      required(context) && !isTypeScriptUrl(url)
+      required(context) && !isTypeScriptUrl(url) && !url.startsWith(SCHEME)
         ? (next(url, context) as LoadResult)
         : settleNow(loadSteps(url, context, next, requireTransform)),
   };
 }
 
 /** Whether `url` is a file: URL of a TypeScript file (its query, a module graph's, aside). */
-function isTypeScriptUrl(url: string | undefined): url is string {
+function isTypeScriptUrl(url: string | undefined): boolean {
   return url?.startsWith('file:') === true && isTypeScript(url);
 }
 
@@ -179,7 +181,7 @@ function* resolveOnce(specifier: string, context: ResolveContext, next: NextReso
     const real = (yield () => next(specifier, context)) as ResolveResult;
     return { url: `${SCHEME}${specifier}?${encodeURIComponent(real.url)}`, shortCircuit: true };
   }
-  if (isTypeScriptUrl(parent)) {
+  if (parent && isTypeScriptUrl(parent)) {
     const harness = requiredHarness(specifier, parent);
     if (harness) return { url: `${REQUIRE_SCHEME}${harness}?${encodeURIComponent(parent)}`, shortCircuit: true };
     if (isPathLike(specifier)) return yield* resolveFromTypeScript(specifier, context, next);
@@ -194,6 +196,8 @@ function* resolveOnce(specifier: string, context: ResolveContext, next: NextReso
  * declared no task). Found by the file being what `require(name)` from that file resolves to; answered by a CommonJS
  * module that requires the name through Module._load from the file, where graphs.ts's wrap (or the native check's
  * observer) answers it as any CommonJS file's require. The parent's URL, its module graph included, names the module.
+ * Any specifier that resolves to the harness's entry file is answered so (`benchmark/benchmark.js` too). A known limit:
+ * Node's `require.resolve` in such a file asks these hooks the same way, and returns this URL for a harness, not a path.
  */
 function requiredHarness(specifier: string, parent: string): string | undefined {
   if (!specifier.startsWith('file:') || parent.includes('/node_modules/')) return undefined;
@@ -298,8 +302,7 @@ const RESERVED = new Set(
  * and exports what the capture answers.
  */
 function* captureModule(url: string, next: NextLoad): Steps<string> {
-  const name = url.slice(SCHEME.length, url.indexOf('?'));
-  const real = decodeURIComponent(url.slice(url.indexOf('?') + 1));
+  const { name, value: real } = schemeUrl(url, SCHEME);
   const target = JSON.stringify(real);
   const capture = `const capture = globalThis[Symbol.for(${JSON.stringify(answerKey)})];`;
   if (name === 'vitest') {
@@ -330,11 +333,21 @@ function* captureModule(url: string, next: NextLoad): Steps<string> {
   return `import * as real from ${target};\n${capture}\ncapture.${name === 'benchmark' ? 'benchmarkjs' : 'tinybench'}(real, ${target});\n${reexport}\n`;
 }
 
-/** The CommonJS module a TypeScript file's `require()` of a harness gets (requiredHarness): Module._load's answer from that file. */
+/**
+ * The CommonJS module a TypeScript file's `require()` of a harness gets (requiredHarness): Module._load's answer from
+ * that file. Through `module.constructor` (Module) and createRequire of the file: the `require` Node gives this module
+ * is the module loader's, which would resolve the name from this module's own URL and ask these hooks again.
+ */
 function requireModule(url: string): string {
-  const name = url.slice(REQUIRE_SCHEME.length, url.indexOf('?'));
-  const file = fileURLToPath(decodeURIComponent(url.slice(url.indexOf('?') + 1)));
+  const { name, value } = schemeUrl(url, REQUIRE_SCHEME);
+  const file = fileURLToPath(value);
   return `module.exports = module.constructor.createRequire(${JSON.stringify(file)})(${JSON.stringify(name)});\n`;
+}
+
+/** `<scheme><name>?<encoded value>`, the URLs resolveOnce answers a harness with: the name and the value decoded. */
+function schemeUrl(url: string, scheme: string): { name: string; value: string } {
+  const query = url.indexOf('?');
+  return { name: url.slice(scheme.length, query), value: decodeURIComponent(url.slice(query + 1)) };
 }
 
 /** Whether `url`'s module has a default export: always for CommonJS, by its source for an ES module. */
