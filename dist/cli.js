@@ -8073,7 +8073,7 @@ var require_foldFlowLines = __commonJS({
         else
           end = lineWidth - indentAtStart;
       }
-      let split = void 0;
+      let split2 = void 0;
       let prev = void 0;
       let overflow = false;
       let i2 = -1;
@@ -8106,18 +8106,18 @@ var require_foldFlowLines = __commonJS({
           if (mode === FOLD_BLOCK)
             i2 = consumeMoreIndentedLines(text2, i2, indent2.length);
           end = i2 + indent2.length + endStep;
-          split = void 0;
+          split2 = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
             const next = text2[i2 + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
-              split = i2;
+              split2 = i2;
           }
           if (i2 >= end) {
-            if (split) {
-              folds.push(split);
-              end = split + endStep;
-              split = void 0;
+            if (split2) {
+              folds.push(split2);
+              end = split2 + endStep;
+              split2 = void 0;
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
@@ -8130,7 +8130,7 @@ var require_foldFlowLines = __commonJS({
               folds.push(j);
               escapedFolds[j] = true;
               end = j + endStep;
-              split = void 0;
+              split2 = void 0;
             } else {
               overflow = true;
             }
@@ -11664,13 +11664,13 @@ var require_resolve_block_scalar = __commonJS({
       return { mode, indent: indent2, chomp, comment, length };
     }
     function splitLines(source) {
-      const split = source.split(/\n( *)/);
-      const first = split[0];
+      const split2 = source.split(/\n( *)/);
+      const first = split2[0];
       const m = first.match(/^( *)/);
       const line0 = m?.[1] ? [m[1], first.slice(m[1].length)] : ["", first];
       const lines = [line0];
-      for (let i2 = 1; i2 < split.length; i2 += 2)
-        lines.push([split[i2], split[i2 + 1]]);
+      for (let i2 = 1; i2 < split2.length; i2 += 2)
+        lines.push([split2[i2], split2[i2 + 1]]);
       return lines;
     }
     exports2.resolveBlockScalar = resolveBlockScalar;
@@ -33836,8 +33836,8 @@ var require_utils3 = __commonJS({
     function strlen(str) {
       let code = codeRegex();
       let stripped = ("" + str).replace(code, "");
-      let split = stripped.split("\n");
-      return split.reduce(function(memo, s) {
+      let split2 = stripped.split("\n");
+      return split2.reduce(function(memo, s) {
         return stringWidth(s) > memo ? stringWidth(s) : memo;
       }, 0);
     }
@@ -33960,7 +33960,7 @@ var require_utils3 = __commonJS({
     }
     function truncateWidthWithAnsi(str, desiredLength) {
       let code = codeRegex(true);
-      let split = str.split(codeRegex());
+      let split2 = str.split(codeRegex());
       let splitIndex = 0;
       let retLen = 0;
       let ret = "";
@@ -33968,7 +33968,7 @@ var require_utils3 = __commonJS({
       let state = {};
       while (retLen < desiredLength) {
         myArray = code.exec(str);
-        let toAdd = split[splitIndex];
+        let toAdd = split2[splitIndex];
         splitIndex++;
         if (retLen + strlen(toAdd) > desiredLength) {
           toAdd = truncateWidth(toAdd, desiredLength - retLen);
@@ -34044,12 +34044,12 @@ var require_utils3 = __commonJS({
     }
     function wordWrap(maxLength, input) {
       let lines = [];
-      let split = input.split(/(\s+)/g);
+      let split2 = input.split(/(\s+)/g);
       let line = [];
       let lineLength = 0;
       let whitespace;
-      for (let i2 = 0; i2 < split.length; i2 += 2) {
-        let word = split[i2];
+      for (let i2 = 0; i2 < split2.length; i2 += 2) {
+        let word = split2[i2];
         let newLength = lineLength + strlen(word);
         if (lineLength > 0 && whitespace) {
           newLength += whitespace.length;
@@ -34064,7 +34064,7 @@ var require_utils3 = __commonJS({
           line.push(whitespace || "", word);
           lineLength = newLength;
         }
-        whitespace = split[i2 + 1];
+        whitespace = split2[i2 + 1];
       }
       if (lineLength) {
         lines.push(line.join(""));
@@ -34082,9 +34082,9 @@ var require_utils3 = __commonJS({
           line = line.slice(maxLength);
         }
       }
-      let split = input.split(/(\s+)/g);
-      for (let i2 = 0; i2 < split.length; i2 += 2) {
-        pushLine(split[i2], i2 && split[i2 - 1]);
+      let split2 = input.split(/(\s+)/g);
+      for (let i2 = 0; i2 < split2.length; i2 += 2) {
+        pushLine(split2[i2], i2 && split2[i2 - 1]);
       }
       if (line.length) lines.push(line);
       return lines;
@@ -74388,11 +74388,11 @@ var require_debug3 = __commonJS({
       exports2.save(namespaces);
       exports2.names = [];
       exports2.skips = [];
-      var split = (typeof namespaces === "string" ? namespaces : "").split(/[\s,]+/);
-      var len = split.length;
+      var split2 = (typeof namespaces === "string" ? namespaces : "").split(/[\s,]+/);
+      var len = split2.length;
       for (var i2 = 0; i2 < len; i2++) {
-        if (!split[i2]) continue;
-        namespaces = split[i2].replace(/\*/g, ".*?");
+        if (!split2[i2]) continue;
+        namespaces = split2[i2].replace(/\*/g, ".*?");
         if (namespaces[0] === "-") {
           exports2.skips.push(new RegExp("^" + namespaces.substr(1) + "$"));
         } else {
@@ -89399,10 +89399,20 @@ function groupsOf(values, rule) {
   let found;
   for (const k of [2, 3]) {
     if (n < k * smallest) break;
-    const groups = ckmeans([...values], k);
-    if (groups.length === k && groups.every((g2) => g2.length >= smallest) && apart(groups, rule)) found = groups;
+    const groups = split(values, k, smallest);
+    if (groups && apart(groups, rule)) found = groups;
   }
   return found;
+}
+function split(values, k, smallest) {
+  const enough = (groups) => groups.length === k && groups.every((g2) => g2.length >= smallest);
+  const plain = ckmeans([...values], k);
+  if (enough(plain)) return plain;
+  const more = ckmeans([...values], k + 1);
+  if (more.length !== k + 1) return void 0;
+  if (more[0].length < smallest) more.splice(0, 2, [...more[0], ...more[1]]);
+  else if (more[k].length < smallest) more.splice(k - 1, 2, [...more[k - 1], ...more[k]]);
+  return enough(more) ? more : void 0;
 }
 var ROUNDS2 = {
   least: LEAST_ROUNDS,
@@ -90340,7 +90350,16 @@ async function measureMicro(plan) {
         isolates: plan.isolation === "thread" ? "files" : "workers",
         ...taskTimes ? { taskTimes } : {}
       };
-      const outcome2 = await runRound(strategy, round4, processes++, job, errors, skipNow, plan.log);
+      const order2 = processes++;
+      const outcome2 = await runRound(
+        strategy,
+        round4,
+        order2,
+        reversedAt(order2) ? { ...job, reverse: true } : job,
+        errors,
+        skipNow,
+        plan.log
+      );
       lastProcessMs = now() - processStarted;
       if (into === "main" && plan.isolation === "alternate") records.push(roundRecord(lastProcessMs, outcome2.tasks));
       outcomes.push(outcome2);
@@ -90547,6 +90566,7 @@ function describeAllocation(allocation, records, taskTimeMs) {
   const last = records.at(-1).durationMs;
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
 }
+var reversedAt = (order2) => Math.floor(order2 / 2) % 2 === 1;
 async function runRound(strategy, round4, order2, job, errors, skip, log2) {
   for (; ; ) {
     const outcome = await strategy.run(order2, { ...job, skip: [...skip] });
@@ -91575,10 +91595,10 @@ async function runGate(options) {
       ...whole,
       config: Object.freeze({ ...whole.config, http: whole.config.http.filter((test) => test.measure !== "counts") })
     };
-    const split = splitByMeasure(part.config.micro, inventory, part.files);
-    const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit, split.counted?.only ?? 0);
-    const firstLook = planFirstLook(part.config, plan, inventory, split.timed?.files, split.timed?.skip);
-    if (!options.untilTimeLimit && (split.timed || part.config.http.length)) warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
+    const split2 = splitByMeasure(part.config.micro, inventory, part.files);
+    const plan = planRun(part.config, part.shard?.familySize, !options.untilTimeLimit, split2.counted?.only ?? 0);
+    const firstLook = planFirstLook(part.config, plan, inventory, split2.timed?.files, split2.timed?.skip);
+    if (!options.untilTimeLimit && (split2.timed || part.config.http.length)) warnIfFirstLooksCannotFit(part.config, firstLook, options.log);
     const run = {
       config: part.config,
       tree,
@@ -91592,7 +91612,7 @@ async function runGate(options) {
       now
     };
     const files = part.files;
-    const { timed: toTime, counted: toCount } = split;
+    const { timed: toTime, counted: toCount } = split2;
     const micro = toTime ? await measureMicroStage(run, toTime.files, toTime.skip) : void 0;
     const http4 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
     const countsFrom = micro ? now() : run.started;

@@ -3387,7 +3387,8 @@ async function runJob(job) {
   const { files, byId, withWorkers, sharedChanged } = await loadSides(job.sides);
   const isolating = sharedChanged ? "files" : job.isolates;
   const tasks = [];
-  const run = [...byId].filter(([id]) => !job.skip.includes(id));
+  const declared = [...byId].filter(([id]) => !job.skip.includes(id));
+  const run = job.reverse ? declared.reverse() : declared;
   const decided = new Set(job.decided);
   const fileOf = (id) => id.slice(0, id.indexOf(ID_SEPARATOR));
   const graph = (id, side) => `${side.revision}:${fileOf(id)}#${side.unit ?? 0}`;

@@ -59,10 +59,28 @@ export function groupsOf(values: readonly number[], rule: GroupRule): number[][]
   let found: number[][] | undefined;
   for (const k of [2, 3]) {
     if (n < k * smallest) break;
-    const groups = ckmeans([...values], k);
-    if (groups.length === k && groups.every((g) => g.length >= smallest) && apart(groups, rule)) found = groups;
+    const groups = split(values, k, smallest);
+    if (groups && apart(groups, rule)) found = groups;
   }
   return found;
+}
+
+/**
+ * The best split into k groups that each hold `smallest` values. A value or two far out at either end (one wild
+ * process) takes a cluster of ckmeans's own and hides the groups: uuid's forward compare, rounds near 0% and near
+ * −57% with one at −94%, was split {−94%} and everything else. So where the plain split leaves a group too small,
+ * the values are split into k + 1 and a too-small cluster at an end joins its neighbour; `apart`'s robust spread
+ * then reads that group without the wild value.
+ */
+function split(values: readonly number[], k: number, smallest: number): number[][] | undefined {
+  const enough = (groups: number[][]) => groups.length === k && groups.every((g) => g.length >= smallest);
+  const plain = ckmeans([...values], k);
+  if (enough(plain)) return plain;
+  const more = ckmeans([...values], k + 1);
+  if (more.length !== k + 1) return undefined;
+  if (more[0]!.length < smallest) more.splice(0, 2, [...more[0]!, ...more[1]!]);
+  else if (more[k]!.length < smallest) more.splice(k - 1, 2, [...more[k - 1]!, ...more[k]!]);
+  return enough(more) ? more : undefined;
 }
 
 /** A figure's rounds: from 8, groups of at least 3 and an eighth, 3% and 6 robust SDs apart (calibration above). */

@@ -43,7 +43,7 @@ interface RunnerAnswer {
 function runner(
   root: string,
   files: string[],
-  measure: boolean | { task: string; outFile: string } | { decided?: string[]; isolates?: 'workers' | 'files' } = false,
+  measure: boolean | { task: string; outFile: string } | { decided?: string[]; isolates?: 'workers' | 'files'; reverse?: boolean } = false,
 ): Promise<RunnerAnswer> {
   return new Promise((resolve, reject) => {
     const child = fork(RUNNER, [], { cwd: root, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
@@ -722,6 +722,13 @@ Benchmark.Suite().add(workerData, () => { if (!seen) { seen = true; log(workerDa
     expect(tasks.map((t) => t.id)).toEqual(['bench/plain.bench.mjs > b', 'benchmark/main.js > two']);
     // a ran before b (same file, same graph); c comes after every measured task of its file; worker 'one' has a graph of its own.
     expect(logOf(root).sort()).toEqual(['a', 'b', 'two']);
+
+    // In reverse (MicroJob.reverse), the last file first and each file's tasks last to first: c now runs before b and
+    // warms up for it, a comes after every measured task of its file.
+    rmSync(path.join(root, 'log'));
+    const reversed = await runner(root, ['bench/plain.bench.mjs', 'benchmark/main.js'], { decided, reverse: true });
+    expect(reversed.tasks.map((t) => t.id)).toEqual(['benchmark/main.js > two', 'bench/plain.bench.mjs > b']);
+    expect(logOf(root)).toEqual(['two', 'c', 'b']);
   });
 });
 

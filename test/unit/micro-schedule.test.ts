@@ -168,6 +168,25 @@ describe('planning micro-benchmark rounds', () => {
     ]);
   });
 
+  it("reverses the tasks' order in two processes of every four, so each order meets each revision loaded first", async () => {
+    const fake = fakeProcesses(['a', 'b']);
+    await measureMicro(planFor(fake, { rounds: 8 }));
+    expect(fake.jobs.map((job) => `${job.reverse ? 'reversed' : 'declared'} ${job.sides[0]!.revision}`)).toEqual([
+      'declared base',
+      'declared head',
+      'reversed base',
+      'reversed head',
+      'declared base',
+      'declared head',
+      'reversed base',
+      'reversed head',
+    ]);
+    // A pair in process isolation shares its order.
+    const pairs = fakeProcesses(['a'], { ratio: () => Math.log(0.8) });
+    await measureMicro(planFor(pairs, { rounds: 4, isolation: 'process' }));
+    expect(pairs.jobs.slice(0, 8).map((job) => Boolean(job.reverse))).toEqual([false, false, false, false, true, true, true, true]);
+  });
+
   it("in process isolation, runs a pair of processes per round in AB BA order, the second with the first one's batch sizes", async () => {
     const fake = fakeProcesses(['a'], { ratio: () => Math.log(0.8) });
     const result = await measureMicro(planFor(fake, { rounds: 6, isolation: 'process' }));

@@ -50,9 +50,17 @@ export interface MicroJob {
   /**
    * Benchmark ids not to measure (decided). Each still runs its warm-up, unmeasured, when a task measured
    * after it shares its module graph (its bench file, or its worker): what ran before a measured task is
-   * then the same in every round, whichever tasks have been decided.
+   * then the same in every round of the same order (reverse), whichever tasks have been decided.
    */
   decided?: string[];
+  /**
+   * Run the tasks in the reverse of their declared order (every file's, the last file first). A task's speed can
+   * depend on what ran before it in its process (uuid's `v4({})` is inlined or not by how many `v4()` calls the task
+   * before it made: docs/evaluation.md), and one fixed order would then give every round the same history and a
+   * confident figure for one of them. The schedule alternates the order every other process, so such a task's rounds
+   * fall in two groups that the verdict is bounded over (stats/mixture.ts), as the revision loaded first alternates.
+   */
+  reverse?: boolean;
 }
 
 /** Run one task of one revision under the CPU profiler and write the profile to `outFile`. */

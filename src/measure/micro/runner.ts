@@ -100,7 +100,8 @@ async function runJob(job: MicroJob): Promise<void> {
   // A file that changed the builtins as it loaded changed them for every file after it, of both revisions: all go to isolates.
   const isolating = sharedChanged ? 'files' : job.isolates;
   const tasks: TaskOutcome[] = [];
-  const run = [...byId].filter(([id]) => !job.skip.includes(id));
+  const declared = [...byId].filter(([id]) => !job.skip.includes(id));
+  const run = job.reverse ? declared.reverse() : declared;
   const decided = new Set(job.decided);
   const fileOf = (id: string) => id.slice(0, id.indexOf(ID_SEPARATOR));
   // A decided task's warm-up keeps the neighbours of the measured tasks after it in its module graph: per

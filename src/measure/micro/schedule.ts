@@ -265,7 +265,18 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
         isolates: plan.isolation === 'thread' ? ('files' as const) : ('workers' as const),
         ...(taskTimes ? { taskTimes } : {}),
       };
-      const outcome = await runRound(strategy, round, processes++, job, errors, skipNow, plan.log);
+      // The tasks' order: declared in two processes, reversed in the next two (MicroJob.reverse), so each order meets
+      // each revision loaded first; a pair in process isolation shares its order.
+      const order = processes++;
+      const outcome = await runRound(
+        strategy,
+        round,
+        order,
+        reversedAt(order) ? { ...job, reverse: true } : job,
+        errors,
+        skipNow,
+        plan.log,
+      );
       lastProcessMs = now() - processStarted;
       if (into === 'main' && plan.isolation === 'alternate') records.push(roundRecord(lastProcessMs, outcome.tasks));
       outcomes.push(outcome);
@@ -526,6 +537,9 @@ function describeAllocation(allocation: Allocation, records: RoundRecord[], task
     `${ms(taskTimeMs)} → ${low === high ? ms(low) : `${ms(low)}–${ms(high)}`}, a round ≈${ms(last)} → ${ms(allocation.roundMs)}`
   );
 }
+
+/** Whether the process (or pair) run after `order` others runs its tasks in reverse: processes 2 and 3 of every 4. */
+export const reversedAt = (order: number): boolean => Math.floor(order / 2) % 2 === 1;
 
 /** One process (a pair in process isolation) of round `round`; `order` (the processes before it) picks which revision loads first. */
 async function runRound(
