@@ -552,17 +552,27 @@ export default {
     // so its interval agrees with its verdict: from the first group's loss up to the fresh group's none.
     expect(sum.change.low, `${run.stderr}\n${JSON.stringify(sum.rounds)}`).toBeLessThan(-0.5);
     expect(sum.change.high, `${run.stderr}\n${JSON.stringify(sum.confirmation)}`).toBeGreaterThan(-0.5);
-    expect(sum.rounds).toHaveLength(3); // …at the early look, which ended the first group there…
-    // …so a fresh group as large ran; it did not show the loss, so it went on to the first look's rounds, and did not either.
-    expect(run.stderr).toContain('1 regression(s) from the early look not shown again in 3 fresh rounds: the fresh group goes on to 10');
-    expect(sum.confirmation).toHaveLength(report.run.plannedRounds);
-    expect(sum.note).toMatch(
-      /^a regression in the first .* rounds \(.*\) did not reproduce in .* fresh rounds \(.*\): not failing the build on it; decided at the early look: /,
-    );
-    const [firstRounds, firstEstimate] = printedNumbers(sum.note.slice(0, sum.note.indexOf(' did not reproduce')));
-    expect(firstRounds!.value).toBe(sum.rounds.length);
-    expect(showsValue(firstEstimate!, sum.change.estimate), sum.note).toBe(true);
-    expect(numbersIn(sum.note.slice(sum.note.indexOf(' did not reproduce')))[0]).toBe(sum.confirmation.length);
+    const slow = sum.rounds.filter((round: number) => round < -0.5);
+    if (sum.rounds.length === 3) {
+      // The early look ended the first group at its 3 rounds…
+      expect(slow).toHaveLength(3);
+      // …so a fresh group as large ran; it did not show the loss, so it went on to the first look's rounds, and did not either.
+      expect(run.stderr).toContain('1 regression(s) from the early look not shown again in 3 fresh rounds: the fresh group goes on to 10');
+      expect(sum.confirmation).toHaveLength(report.run.plannedRounds);
+      expect(sum.note).toMatch(
+        /^a regression in the first .* rounds \(.*\) did not reproduce in .* fresh rounds \(.*\): not failing the build on it; decided at the early look: /,
+      );
+      const [firstRounds, firstEstimate] = printedNumbers(sum.note.slice(0, sum.note.indexOf(' did not reproduce')));
+      expect(firstRounds!.value).toBe(sum.rounds.length);
+      expect(showsValue(firstEstimate!, sum.change.estimate), sum.note).toBe(true);
+      expect(numbersIn(sum.note.slice(sum.note.indexOf(' did not reproduce')))[0]).toBe(sum.confirmation.length);
+    } else {
+      // A loaded machine (a CI run beside other jobs at load 9-12) can spread the 3 slow rounds too far for the early
+      // look's t interval: the first look then reads all 10, the 3 slow rounds a group of their own, bounded over both.
+      expect(sum.rounds).toHaveLength(report.run.plannedRounds);
+      expect(slow).toHaveLength(3);
+      expect(sum.note).toMatch(/its rounds fell in 2 groups, in 3 of 10 rounds /);
+    }
     expect(run.stdout).toContain(`note: bench/a.bench.js > sum: ${sum.note}`);
   });
 });
