@@ -90350,12 +90350,11 @@ async function measureMicro(plan) {
         isolates: plan.isolation === "thread" ? "files" : "workers",
         ...taskTimes ? { taskTimes } : {}
       };
-      const order2 = processes++;
       const outcome2 = await runRound(
         strategy,
         round4,
-        order2,
-        reversedAt(order2) ? { ...job, reverse: true } : job,
+        processes++,
+        reversedAt(round4) ? { ...job, reverse: true } : job,
         errors,
         skipNow,
         plan.log
@@ -90566,7 +90565,7 @@ function describeAllocation(allocation, records, taskTimeMs) {
   const last = records.at(-1).durationMs;
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
 }
-var reversedAt = (order2) => Math.floor(order2 / 2) % 2 === 1;
+var reversedAt = (round4) => Math.floor(round4 / 2) % 2 === 1;
 async function runRound(strategy, round4, order2, job, errors, skip, log2) {
   for (; ; ) {
     const outcome = await strategy.run(order2, { ...job, skip: [...skip] });

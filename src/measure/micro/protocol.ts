@@ -57,7 +57,7 @@ export interface MicroJob {
    * Run the tasks in the reverse of their declared order (every file's, the last file first). A task's speed can
    * depend on what ran before it in its process (uuid's `v4({})` is inlined or not by how many `v4()` calls the task
    * before it made: docs/evaluation.md), and one fixed order would then give every round the same history and a
-   * confident figure for one of them. The schedule alternates the order every other process, so such a task's rounds
+   * confident figure for one of them. The schedule alternates the order every other round, so such a task's rounds
    * fall in two groups that the verdict is bounded over (stats/mixture.ts), as the revision loaded first alternates.
    */
   reverse?: boolean;

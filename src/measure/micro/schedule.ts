@@ -265,14 +265,14 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
         isolates: plan.isolation === 'thread' ? ('files' as const) : ('workers' as const),
         ...(taskTimes ? { taskTimes } : {}),
       };
-      // The tasks' order: declared in two processes, reversed in the next two (MicroJob.reverse), so each order meets
-      // each revision loaded first; a pair in process isolation shares its order.
-      const order = processes++;
+      // The tasks' order: declared in two rounds, reversed in the next two (MicroJob.reverse), every process of a round
+      // alike (a round's processes are averaged: two orders in one round would hide their groups in a mean), so with
+      // one process a round each order meets each revision loaded first; a pair in process isolation shares its order.
       const outcome = await runRound(
         strategy,
         round,
-        order,
-        reversedAt(order) ? { ...job, reverse: true } : job,
+        processes++,
+        reversedAt(round) ? { ...job, reverse: true } : job,
         errors,
         skipNow,
         plan.log,
@@ -538,8 +538,8 @@ function describeAllocation(allocation: Allocation, records: RoundRecord[], task
   );
 }
 
-/** Whether the process (or pair) run after `order` others runs its tasks in reverse: processes 2 and 3 of every 4. */
-export const reversedAt = (order: number): boolean => Math.floor(order / 2) % 2 === 1;
+/** Whether round `round` (0-based) runs its tasks in reverse: rounds 2 and 3 of every 4. */
+const reversedAt = (round: number): boolean => Math.floor(round / 2) % 2 === 1;
 
 /** One process (a pair in process isolation) of round `round`; `order` (the processes before it) picks which revision loads first. */
 async function runRound(
