@@ -97365,7 +97365,6 @@ async function countsStage(run, share2, otherFigures, startedAt = run.started) {
     level
   };
 }
-var unitOf = (figure) => countUnit(figure === "cycles" ? figure : void 0);
 var unit = (figure) => figure === "cycles" ? "cycles (estimated from callgrind's cache model)" : "instructions";
 function counting(run) {
   const valgrind = callgrind(run.options.installCallgrind, run.options.log);
@@ -97439,7 +97438,7 @@ function judged(b, budget, level, seeds, figure, per = "call") {
   const result = compareCounts(b.base.instructions, b.head.instructions, budget, level);
   const note = [
     Object.keys(unsteady).length ? `no steady state within the warm-up's bound under seed(s) ${[...unsteady.base ?? [], ...unsteady.head ?? []].join(", ")}: counted as it was then` : void 0,
-    result.verdict === "inconclusive" ? seedsApart(b.base.instructions, b.head.instructions, seeds, `${unitOf(figure)} a ${per}`, result.change, budget) : void 0
+    result.verdict === "inconclusive" ? seedsApart(b.base.instructions, b.head.instructions, seeds, `${countUnit(figure)} a ${per}`, result.change, budget) : void 0
   ].filter(Boolean).join("; ") || void 0;
   return {
     ...common,
@@ -101308,7 +101307,7 @@ function profileSections(id, profile) {
   };
 }
 function countsSections(id, profile) {
-  const unit2 = countUnit(profile.figure === "cycles" ? "cycles" : void 0);
+  const unit2 = countUnit(profile.figure);
   const what = profile.figure === "cycles" ? "estimated cycles" : "instructions";
   const count3 = (x) => `${formatCount(x)} ${unit2}`;
   const signed2 = (x) => `${x >= 0 ? "+" : "\u2212"}${count3(Math.abs(x))}`;

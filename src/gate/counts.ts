@@ -91,8 +91,6 @@ export async function countsStage(
   };
 }
 
-const unitOf = (figure: CountedFigure) => countUnit(figure === 'cycles' ? figure : undefined);
-
 const unit = (figure: CountedFigure) => (figure === 'cycles' ? "cycles (estimated from callgrind's cache model)" : 'instructions');
 
 /** What both counted stages start from: callgrind (installed where the caller can), and the seeds 1..micro.seeds. */
@@ -209,7 +207,7 @@ function judged(
         ? `no steady state within the warm-up's bound under seed(s) ${[...(unsteady.base ?? []), ...(unsteady.head ?? [])].join(', ')}: counted as it was then`
         : undefined,
       result.verdict === 'inconclusive'
-        ? seedsApart(b.base.instructions, b.head.instructions, seeds, `${unitOf(figure)} a ${per}`, result.change, budget)
+        ? seedsApart(b.base.instructions, b.head.instructions, seeds, `${countUnit(figure)} a ${per}`, result.change, budget)
         : undefined,
     ]
       .filter(Boolean)

@@ -52,8 +52,8 @@ export const COUNTS_LEGEND =
 /** A count a call: "24.6k", and "0" for none (a function that did not run at a revision), never "0.00". */
 export const formatCount = (x: number) => (x === 0 ? '0' : formatOps(x));
 
-/** A counted figure's unit in a cell: "instr", or "cycles" (micro.count: cycles). */
-export const countUnit = (figure: 'cycles' | undefined) => (figure === 'cycles' ? 'cycles' : 'instr');
+/** A counted figure's unit in a cell: "instr", or "cycles" (micro.count: cycles; a row's counts.figure, absent for instructions). */
+export const countUnit = (figure: 'cycles' | 'instructions' | undefined) => (figure === 'cycles' ? 'cycles' : 'instr');
 
 /** The legend of rows counted in cycles (micro.count: cycles): what the estimate is, and is not. */
 export const CYCLES_LEGEND =

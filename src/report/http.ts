@@ -97,7 +97,10 @@ export interface HttpDetails {
   schedule?: ScheduleChoice;
   /** …and each round's blocks (the first group's), for a reader who wants to see where each pair settled. */
   blocks?: RoundBlocks[];
-  /** Server-side figures that moved notably, in words, with what they point to: "event-loop delay p99 2.1 ms → 45.0 ms: something blocks the event loop: …". */
+  /**
+   * Server-side figures that moved notably, in words, with what they point to: "event-loop delay p99 2.1 ms → 45.0 ms:
+   * something blocks the event loop: …".
+   */
   moved: string[];
 }
 

@@ -75,7 +75,7 @@ export function profileSections(id: string, profile: Explanation): ProfileSectio
  * revision alone)", its functions' own counts a call at each revision, those that grew most, then those that fell.
  */
 function countsSections(id: string, profile: CountsProfileExplanation): ProfileSections {
-  const unit = countUnit(profile.figure === 'cycles' ? 'cycles' : undefined);
+  const unit = countUnit(profile.figure);
   const what = profile.figure === 'cycles' ? 'estimated cycles' : 'instructions';
   const count = (x: number) => `${formatCount(x)} ${unit}`;
   const signed = (x: number) => `${x >= 0 ? '+' : '−'}${count(Math.abs(x))}`;
