@@ -86605,6 +86605,9 @@ function formatPath(path33, width = 60) {
   const start = Math.ceil(keep * 2 / 3);
   return `${path33.slice(0, start)}\u2026${path33.slice(path33.length - (keep - start))} (${path33.length} characters)`;
 }
+function verdictWord(verdict) {
+  return verdict === "within-budget" ? "within budget" : verdict;
+}
 
 // src/checkout/install.ts
 import { accessSync, constants as constants3 } from "node:fs";
@@ -86924,7 +86927,13 @@ ${indent(result.tail.lines(20))}`
   options.log(`${step} ${label2}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
 }
 async function installPackages(revision, options, describe2) {
-  if (revision.worktree === void 0) return;
+  if (revision.worktree === void 0) {
+    for (const dir of options.packages?.(revision) ?? [])
+      options.log(
+        `install ${revision.label}: ${dir}/, the package its bench files are in, is used as installed in your working tree (benchgate installs only its own checkouts): if it installs the project's build, install it again after building`
+      );
+    return;
+  }
   for (const dir of options.packages?.(revision) ?? []) {
     const folder = path10.join(revision.root, dir);
     const command = detectInstall(folder);
@@ -88477,6 +88486,13 @@ function confirmedRegression(b) {
 function compareFailed(report2) {
   return Boolean(report2.error) || report2.benchmarks.some((b) => b.verdict === "error");
 }
+function gatedElsewhere(comparison) {
+  const { cpu, change } = comparison;
+  if (comparison.gatedOn !== "cpu" || !cpu || !change) return void 0;
+  if (decide(change, comparison.budget) === cpu.verdict) return void 0;
+  const interval = (c) => `${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}]`;
+  return `its verdict is read from requests per CPU-second, ${interval(cpu.change)} (${verdictWord(cpu.verdict)}), which spreads less than requests/s, the row's ${interval(change)}`;
+}
 function runVerdict(benchmarks) {
   if (benchmarks.some((b) => b.verdict === "error" || b.verdict === "unmeasured")) return "error";
   if (benchmarks.some((b) => b.verdict === "regression")) return "fail";
@@ -88487,7 +88503,7 @@ function toReportBenchmark(comparison, http5) {
   const behind = http5?.rate?.behind.length ? rateLine(http5.rate) : void 0;
   const unsaturated = http5?.duet?.unsaturated ? duetLine(http5.duet) : void 0;
   const columns = agreeingColumns(comparison);
-  const warning3 = [openWhy(comparison), resolutionWarning(comparison), behind, unsaturated, columns.note].filter((part) => Boolean(part)).map((part) => part.replace(/\.$/, "")).join("; ") || void 0;
+  const warning3 = [openWhy(comparison), resolutionWarning(comparison), behind, unsaturated, columns.note, gatedElsewhere(comparison)].filter((part) => Boolean(part)).map((part) => part.replace(/\.$/, "")).join("; ") || void 0;
   const groups2 = comparison.groups;
   return {
     id: comparison.id,
@@ -88536,11 +88552,13 @@ function agreeingColumns(comparison) {
   };
 }
 function resolutionWarning(comparison) {
-  const { resolvable, budget, verdict, logRatios } = comparison;
-  if (!Number.isFinite(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error" || verdict === "unmeasured")
+  return resolutionSentence(comparison.resolvable, comparison.budget, comparison.verdict, comparison.logRatios.length);
+}
+function resolutionSentence(resolvable, budget, verdict, rounds) {
+  if (!isFiniteNumber(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error" || verdict === "unmeasured")
     return void 0;
   const pct4 = (x) => formatShortPercent(x, x < 0.1 ? 1 : 0);
-  return `budget ${pct4(budget)} is below what this run resolves beyond it (\u2248${pct4(resolvable)} with ${logRatios.length} rounds): a regression between ${pct4(budget)} and ${pct4(budget + resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`;
+  return `budget ${pct4(budget)} is below what this run resolves beyond it (\u2248${pct4(resolvable)} with ${rounds} rounds): a regression between ${pct4(budget)} and ${pct4(budget + resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`;
 }
 function withAnswer(benchmark) {
   return { ...benchmark, beyondBudget: beyondBudget(benchmark.verdict) };
@@ -88558,7 +88576,8 @@ function verdictCounts(benchmarks) {
 function summarize(benchmarks) {
   const verdict = runVerdict(benchmarks);
   const counts = verdictCounts(benchmarks);
-  if (verdict === "pass") return `pass: every budget holds (${counts})`;
+  if (verdict === "pass")
+    return benchmarks.some((b) => b.verdict === "inconclusive") ? `pass: no budget shown broken, some left open (${counts})` : `pass: every budget holds (${counts})`;
   if (verdict === "fail") return `fail: ${counts}`;
   return `error: ${counts}`;
 }
@@ -97242,7 +97261,7 @@ function formatResolvable(benchmark) {
 }
 var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
 var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base moved by the change";
-var COUNTS_LEGEND = "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
+var COUNTS_LEGEND = "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the geometric mean over each revision's seeds (head's is base's moved by the change); the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
 var formatCount = (x) => x === 0 ? "0" : formatOps(x);
 var countUnit = (figure) => figure === "cycles" ? "cycles" : "instr";
 var CYCLES_LEGEND = "cycles: estimated from callgrind's cache model, an instruction a cycle, a first-level miss 10 more, a last-level miss 100 more (KCachegrind's weights): a model's cycles, not this machine's (no branch prediction, overlap or prefetching)";
@@ -97258,9 +97277,6 @@ function columnsLegend(benchmarks) {
     ...servers ? [SERVER_COUNTS_LEGEND] : [],
     ...cycles ? [CYCLES_LEGEND] : []
   ].join(". ");
-}
-function verdictWord(verdict) {
-  return verdict === "within-budget" ? "within budget" : verdict;
 }
 function fitMiddle(text2, width) {
   if (text2.length <= width) return text2;
@@ -97421,7 +97437,10 @@ function serverRows(counted, seeds, config, level, log2) {
 }
 function judged(b, budget, level, seeds, figure, per = "call") {
   if (b.error) return failed(b.id, b.file, b.error);
-  const side2 = (of) => of ? { instructions: of.instructions.reduce((sum3, x) => sum3 + x, 0) / of.instructions.length, seeds: of.instructions } : null;
+  const side2 = (of) => of ? {
+    instructions: Math.exp(of.instructions.reduce((sum3, x) => sum3 + Math.log(x), 0) / of.instructions.length),
+    seeds: of.instructions
+  } : null;
   const unsteady = {
     ...b.base?.unsteady.length ? { base: b.base.unsteady } : {},
     ...b.head?.unsteady.length ? { head: b.head.unsteady } : {}
@@ -97615,7 +97634,7 @@ function agree(gated, other2) {
   const opposite = gated.verdict === "regression" && certainPass(other2.verdict) || other2.verdict === "regression" && certainPass(gated.verdict);
   if (!opposite && (meet || sameWord(gated.verdict, other2.verdict))) return { agrees: true };
   const [time, counts] = other2.counts && !gated.counts ? [gated, other2] : [other2, gated];
-  const interval = (row) => `${formatPercent(row.change.estimate)} [${formatPercent(row.change.low)}, ${formatPercent(row.change.high)}] (${row.verdict})`;
+  const interval = (row) => `${formatPercent(row.change.estimate)} [${formatPercent(row.change.low)}, ${formatPercent(row.change.high)}] (${verdictWord(row.verdict)})`;
   return {
     agrees: false,
     note: `time and counts part: time ${interval(time)}, counts ${interval(counts)}: counts are not time, they do not see memory and caches, frequent collections, waiting or other threads (docs/counts.md); the verdict is the gated figure's`
@@ -98900,7 +98919,8 @@ function analyze(benchmarks, options) {
       }
       const confirmAlpha = (1 - rule.confirmationLevel) / 2;
       const quick = endedEarly && fresh.length === rule.earlyRounds;
-      const again = quick ? earlyChange(fresh, confirmAlpha, confirmAlpha) : bounded(fresh, confirmAlpha, confirmAlpha).change;
+      const freshBound = quick ? { change: earlyChange(fresh, confirmAlpha, confirmAlpha) } : bounded(fresh, confirmAlpha, confirmAlpha);
+      const again = freshBound.change;
       if (judge2(again) === "regression") {
         regressions.push(true);
         return verdict2;
@@ -98918,7 +98938,7 @@ function analyze(benchmarks, options) {
         return "regression";
       }
       notes.push(unconfirmed(what, rounds2, first2, again, fresh.length, cut ? tooFew : void 0));
-      unreproduced = { first: first2, again };
+      unreproduced = { first: first2, again, ...freshBound.groups ? { groups: freshBound.groups } : {} };
       return cut ? "unmeasured" : "inconclusive";
     };
     let unreproduced;
@@ -98941,9 +98961,11 @@ function analyze(benchmarks, options) {
         );
     };
     if (!early) sayGroups(measured.groups, "its");
-    const earlyNote = gatedOn === "cpu" ? earlyCpu ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's", rule.earlyRounds)] : [] : early ? [decidedEarlyNote(early.change, "its", rule.earlyRounds)] : [];
-    const note = () => {
-      const all = [...notes, ...groupsNote, ...earlyNote, ...raiseTimeLimit ? [raiseTimeLimit] : []];
+    if (thenSpan?.groups) sayGroups(thenSpan.groups, "its fresh");
+    const earlyStands = early !== void 0 && early.verdict === throughput;
+    const earlyNote = (cpuVerdict) => gatedOn === "cpu" ? earlyCpu && earlyCpu.verdict === cpuVerdict ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's", rule.earlyRounds)] : [] : earlyStands ? [decidedEarlyNote(early.change, "its", rule.earlyRounds)] : [];
+    const note = (cpuVerdict) => {
+      const all = [...notes, ...groupsNote, ...earlyNote(cpuVerdict), ...raiseTimeLimit ? [raiseTimeLimit] : []];
       return all.length ? { note: all.join("; ") } : {};
     };
     const sizedFirst = () => {
@@ -98977,7 +98999,7 @@ function analyze(benchmarks, options) {
       regressionP,
       ...measured.groups && !early ? { groups: measured.groups } : {},
       ...gatedOn ? { gatedOn } : {},
-      ...early || earlyCpu ? { decidedEarly: true } : {},
+      ...earlyStands || earlyCpu ? { decidedEarly: true } : {},
       ...early ? { coarse: true } : {}
     };
     let cpu;
@@ -99054,7 +99076,7 @@ function analyze(benchmarks, options) {
       ...benchmark.latency ? { latency } : {},
       ...cpu ? { cpu } : {},
       ...sizedFirst(),
-      ...note()
+      ...note(cpu?.verdict)
     };
   });
 }
@@ -100470,6 +100492,12 @@ function agreementOf(native, benchgate) {
         agreement: "too-noisy",
         note: `native too noisy to judge: its interval [${formatPercent(native.low)}, ${formatPercent(native.high)}] meets benchgate's, but is ${Math.round(100 * (native.high - native.low))} points wide (more --native-runs narrow it)`
       };
+    const ownHalf = half(benchgate);
+    if (ownHalf > TOO_WIDE && ownHalf > 2 * nativeHalf)
+      return {
+        agreement: "too-noisy",
+        note: `benchgate too coarse to judge by: its interval [${formatPercent(benchgate.low)}, ${formatPercent(benchgate.high)}] meets the native one, but is ${Math.round(100 * (benchgate.high - benchgate.low))} points wide (more rounds narrow it)`
+      };
     return { agreement: "agrees" };
   }
   const opposite = Math.sign(native.estimate) * Math.sign(benchgate.estimate) < 0 ? " (opposite directions)" : "";
@@ -100746,7 +100774,23 @@ function judgedWithSolo(benchmark, samples) {
   const lost = verdict === benchmark.verdict ? "" : ` (${benchmark.verdict} in the shared process alone)`;
   const apart2 = solo.agreement === "disagrees" ? "apart from" : "on speed levels, its estimate outside";
   const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, ${apart2} the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
-  const judged2 = { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join("; "), solo: { ...solo, shared } };
+  const fromSpan = resolvableFromInterval(change, (1 - change.confidence) / 2);
+  const resolvable = isFiniteNumber(fromSpan) && !(isFiniteNumber(benchmark.resolvable) && benchmark.resolvable >= fromSpan) ? fromSpan : benchmark.resolvable;
+  const rounds = benchmark.rounds.length;
+  const before = resolutionSentence(benchmark.resolvable, benchmark.budget, benchmark.verdict, rounds);
+  const after = resolutionSentence(resolvable, benchmark.budget, verdict, rounds);
+  const others = (benchmark.warning ?? "").split("; ").filter((part) => part && part !== before);
+  const warning3 = [...others, ...after ? [after] : []].join("; ") || void 0;
+  const judged2 = {
+    ...benchmark,
+    change,
+    verdict,
+    resolvable,
+    note: [benchmark.note, said].filter(Boolean).join("; "),
+    solo: { ...solo, shared }
+  };
+  if (warning3) judged2.warning = warning3;
+  else delete judged2.warning;
   if (verdict !== "regression") delete judged2.unconfirmed;
   return judged2;
 }
@@ -101124,7 +101168,7 @@ function httpSections(id, details2) {
     formatMs(l.base),
     formatMs(l.head),
     formatIntervalAt(l.change),
-    l.budget === null ? "" : `${formatBudget(l.budget)} ${l.verdict ?? ""}`.trim()
+    l.budget === null ? "" : `${formatBudget(l.budget)} ${verdictWord(l.verdict ?? "")}`.trim()
   ]);
   const latencyNote = Object.entries(details2.latency).flatMap(([stat3, l]) => {
     const why = l.budget === null ? void 0 : openBecause(l.change, l.verdict, l.budget, { lowerIsBetter: true });
@@ -101149,7 +101193,7 @@ function httpSections(id, details2) {
   const server = serverRows2.length ? { header: ["server", "base", "head"], rows: serverRows2 } : void 0;
   const change = cpu?.change;
   const role = details2.gatedOn === "cpu" ? `the verdict's figure (${gatedBecause(details2.gatedBecause)}); requests/s guards it (its confirmed regression still fails)` : details2.gatedOn === "requests" ? "a guard: requests/s spread less and gives the verdict; a confirmed regression here still fails" : "gated at the budget";
-  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `${role}: ${cpu.verdict}` : "reported, not gated"})` : details2.cpuNote;
+  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `${role}: ${verdictWord(cpu.verdict)}` : "reported, not gated"})` : details2.cpuNote;
   return {
     title,
     requests: only ? void 0 : { header: ["request", "expects"], rows: labels.map((r) => [r.label, r.expected]) },
@@ -101349,7 +101393,7 @@ var NATIVE_LEGEND = [
   "of error (within one run); the native change's interval holds the larger of both margins and the noise between whole",
   "runs (measured from each revision's repeated runs, over the file's tasks or, from",
   `${OWN_NOISE_RUNS} runs per revision, the task's own if wider; none with one run per revision); it agrees when that`,
-  "interval overlaps benchgate's, unless it is too wide to judge by (over 20 points and twice benchgate's: too noisy to judge);",
+  "interval overlaps benchgate's, unless either is too wide to judge by (over 20 points and twice the other's: too noisy to judge);",
   `a figure above 1G ops/s (under 1 ns a call, marked "optimized away") is the harness's`,
   "own loop after the compiler removed the call: not the code's cost, never judged"
 ].join(" ");
@@ -101520,7 +101564,8 @@ function renderMarkdown(report2) {
   const benchmarks = sortBenchmarks(report2.benchmarks);
   if (benchmarks.length) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
-    out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget | Resolves |`, md`|---|---|--:|--:|---|--:|--:|`);
+    const unit2 = benchmarks.some((b) => b.counts) ? md`` : md` ops/s`;
+    out.push(md`| | Benchmark | Base${unit2} | Head${unit2} | Change [${level} CI] | Budget | Resolves |`, md`|---|---|--:|--:|---|--:|--:|`);
     const grouped = groupingHelps(benchmarks.map((b) => b.id));
     for (const group2 of grouped ? groupByFile(benchmarks) : ungrouped(benchmarks)) {
       if (group2.file !== void 0) out.push(md`| | <b>${group2.file}</b> | | | | | |`);
@@ -103978,7 +104023,7 @@ var report_schema_default = {
         "too-noisy",
         "unknown"
       ],
-      description: "too-noisy: the intervals meet, but the native one is too wide for that to say anything (TOO_WIDE)."
+      description: "too-noisy: the intervals meet, but one of them (native, or benchgate's) is too wide for that to say anything (TOO_WIDE)."
     },
     ProcessLevels: {
       type: "object",

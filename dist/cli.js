@@ -76473,6 +76473,9 @@ function formatPath(path29, width = 60) {
   const start = Math.ceil(keep * 2 / 3);
   return `${path29.slice(0, start)}\u2026${path29.slice(path29.length - (keep - start))} (${path29.length} characters)`;
 }
+function verdictWord(verdict) {
+  return verdict === "within-budget" ? "within budget" : verdict;
+}
 
 // src/gate/run.ts
 import { mkdtempSync as mkdtempSync5, rmSync as rmSync9 } from "node:fs";
@@ -77064,7 +77067,13 @@ ${indent(result.tail.lines(20))}`
   options.log(`${step} ${label2}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
 }
 async function installPackages(revision, options, describe2) {
-  if (revision.worktree === void 0) return;
+  if (revision.worktree === void 0) {
+    for (const dir of options.packages?.(revision) ?? [])
+      options.log(
+        `install ${revision.label}: ${dir}/, the package its bench files are in, is used as installed in your working tree (benchgate installs only its own checkouts): if it installs the project's build, install it again after building`
+      );
+    return;
+  }
   for (const dir of options.packages?.(revision) ?? []) {
     const folder = path3.join(revision.root, dir);
     const command = detectInstall(folder);
@@ -79193,6 +79202,13 @@ function confirmedRegression(b) {
 function compareFailed(report2) {
   return Boolean(report2.error) || report2.benchmarks.some((b) => b.verdict === "error");
 }
+function gatedElsewhere(comparison) {
+  const { cpu, change } = comparison;
+  if (comparison.gatedOn !== "cpu" || !cpu || !change) return void 0;
+  if (decide(change, comparison.budget) === cpu.verdict) return void 0;
+  const interval = (c) => `${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}]`;
+  return `its verdict is read from requests per CPU-second, ${interval(cpu.change)} (${verdictWord(cpu.verdict)}), which spreads less than requests/s, the row's ${interval(change)}`;
+}
 function runVerdict(benchmarks) {
   if (benchmarks.some((b) => b.verdict === "error" || b.verdict === "unmeasured")) return "error";
   if (benchmarks.some((b) => b.verdict === "regression")) return "fail";
@@ -79203,7 +79219,7 @@ function toReportBenchmark(comparison, http4) {
   const behind = http4?.rate?.behind.length ? rateLine(http4.rate) : void 0;
   const unsaturated = http4?.duet?.unsaturated ? duetLine(http4.duet) : void 0;
   const columns = agreeingColumns(comparison);
-  const warning = [openWhy(comparison), resolutionWarning(comparison), behind, unsaturated, columns.note].filter((part) => Boolean(part)).map((part) => part.replace(/\.$/, "")).join("; ") || void 0;
+  const warning = [openWhy(comparison), resolutionWarning(comparison), behind, unsaturated, columns.note, gatedElsewhere(comparison)].filter((part) => Boolean(part)).map((part) => part.replace(/\.$/, "")).join("; ") || void 0;
   const groups = comparison.groups;
   return {
     id: comparison.id,
@@ -79252,11 +79268,13 @@ function agreeingColumns(comparison) {
   };
 }
 function resolutionWarning(comparison) {
-  const { resolvable, budget, verdict, logRatios } = comparison;
-  if (!Number.isFinite(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error" || verdict === "unmeasured")
+  return resolutionSentence(comparison.resolvable, comparison.budget, comparison.verdict, comparison.logRatios.length);
+}
+function resolutionSentence(resolvable, budget, verdict, rounds) {
+  if (!isFiniteNumber(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error" || verdict === "unmeasured")
     return void 0;
   const pct4 = (x) => formatShortPercent(x, x < 0.1 ? 1 : 0);
-  return `budget ${pct4(budget)} is below what this run resolves beyond it (\u2248${pct4(resolvable)} with ${logRatios.length} rounds): a regression between ${pct4(budget)} and ${pct4(budget + resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`;
+  return `budget ${pct4(budget)} is below what this run resolves beyond it (\u2248${pct4(resolvable)} with ${rounds} rounds): a regression between ${pct4(budget)} and ${pct4(budget + resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`;
 }
 function withAnswer(benchmark) {
   return { ...benchmark, beyondBudget: beyondBudget(benchmark.verdict) };
@@ -79274,7 +79292,8 @@ function verdictCounts(benchmarks) {
 function summarize(benchmarks) {
   const verdict = runVerdict(benchmarks);
   const counts = verdictCounts(benchmarks);
-  if (verdict === "pass") return `pass: every budget holds (${counts})`;
+  if (verdict === "pass")
+    return benchmarks.some((b) => b.verdict === "inconclusive") ? `pass: no budget shown broken, some left open (${counts})` : `pass: every budget holds (${counts})`;
   if (verdict === "fail") return `fail: ${counts}`;
   return `error: ${counts}`;
 }
@@ -87945,7 +87964,7 @@ function formatResolvable(benchmark) {
 }
 var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
 var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base moved by the change";
-var COUNTS_LEGEND = "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
+var COUNTS_LEGEND = "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the geometric mean over each revision's seeds (head's is base's moved by the change); the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
 var formatCount = (x) => x === 0 ? "0" : formatOps(x);
 var countUnit = (figure) => figure === "cycles" ? "cycles" : "instr";
 var CYCLES_LEGEND = "cycles: estimated from callgrind's cache model, an instruction a cycle, a first-level miss 10 more, a last-level miss 100 more (KCachegrind's weights): a model's cycles, not this machine's (no branch prediction, overlap or prefetching)";
@@ -87962,9 +87981,18 @@ function columnsLegend(benchmarks) {
     ...cycles ? [CYCLES_LEGEND] : []
   ].join(". ");
 }
-var VERDICTS_LEGEND = "inconclusive: a loss beyond the budget is possible, the interval straddles -budget or is short of its level (its note says why): not a failure, not a pass to rely on; within budget: a certain pass, no loss beyond the budget, the interval reaching past +budget";
-function verdictWord(verdict) {
-  return verdict === "within-budget" ? "within budget" : verdict;
+var VERDICT_MEANINGS = {
+  regression: "regression: the whole interval below -budget (fails)",
+  inconclusive: "inconclusive: a loss beyond the budget is possible, the interval straddles -budget or is short of its level (its note says why): not a failure, not a pass to rely on",
+  unmeasured: "unmeasured: too few rounds for a verdict: a failure, never a pass",
+  improvement: "improvement: a certain pass, the whole interval above +budget",
+  unchanged: "unchanged: a certain pass, the interval within \xB1budget",
+  "within-budget": "within budget: a certain pass, no loss beyond the budget, the interval reaching past +budget"
+};
+function verdictsLegend(verdicts) {
+  const used = new Set(verdicts);
+  const words = Object.entries(VERDICT_MEANINGS).flatMap(([verdict, meaning]) => used.has(verdict) ? [meaning] : []);
+  return words.length ? words.join("; ") : void 0;
 }
 function fitMiddle(text2, width) {
   if (text2.length <= width) return text2;
@@ -88158,7 +88186,10 @@ function serverRows(counted, seeds, config, level, log2) {
 }
 function judged(b, budget, level, seeds, figure, per = "call") {
   if (b.error) return failed(b.id, b.file, b.error);
-  const side2 = (of) => of ? { instructions: of.instructions.reduce((sum3, x) => sum3 + x, 0) / of.instructions.length, seeds: of.instructions } : null;
+  const side2 = (of) => of ? {
+    instructions: Math.exp(of.instructions.reduce((sum3, x) => sum3 + Math.log(x), 0) / of.instructions.length),
+    seeds: of.instructions
+  } : null;
   const unsteady = {
     ...b.base?.unsteady.length ? { base: b.base.unsteady } : {},
     ...b.head?.unsteady.length ? { head: b.head.unsteady } : {}
@@ -88352,7 +88383,7 @@ function agree(gated, other2) {
   const opposite = gated.verdict === "regression" && certainPass(other2.verdict) || other2.verdict === "regression" && certainPass(gated.verdict);
   if (!opposite && (meet || sameWord(gated.verdict, other2.verdict))) return { agrees: true };
   const [time, counts] = other2.counts && !gated.counts ? [gated, other2] : [other2, gated];
-  const interval = (row) => `${formatPercent(row.change.estimate)} [${formatPercent(row.change.low)}, ${formatPercent(row.change.high)}] (${row.verdict})`;
+  const interval = (row) => `${formatPercent(row.change.estimate)} [${formatPercent(row.change.low)}, ${formatPercent(row.change.high)}] (${verdictWord(row.verdict)})`;
   return {
     agrees: false,
     note: `time and counts part: time ${interval(time)}, counts ${interval(counts)}: counts are not time, they do not see memory and caches, frequent collections, waiting or other threads (docs/counts.md); the verdict is the gated figure's`
@@ -89657,7 +89688,8 @@ function analyze(benchmarks, options) {
       }
       const confirmAlpha = (1 - rule.confirmationLevel) / 2;
       const quick = endedEarly && fresh.length === rule.earlyRounds;
-      const again = quick ? earlyChange(fresh, confirmAlpha, confirmAlpha) : bounded(fresh, confirmAlpha, confirmAlpha).change;
+      const freshBound = quick ? { change: earlyChange(fresh, confirmAlpha, confirmAlpha) } : bounded(fresh, confirmAlpha, confirmAlpha);
+      const again = freshBound.change;
       if (judge2(again) === "regression") {
         regressions.push(true);
         return verdict2;
@@ -89675,7 +89707,7 @@ function analyze(benchmarks, options) {
         return "regression";
       }
       notes.push(unconfirmed(what, rounds2, first2, again, fresh.length, cut ? tooFew : void 0));
-      unreproduced = { first: first2, again };
+      unreproduced = { first: first2, again, ...freshBound.groups ? { groups: freshBound.groups } : {} };
       return cut ? "unmeasured" : "inconclusive";
     };
     let unreproduced;
@@ -89698,9 +89730,11 @@ function analyze(benchmarks, options) {
         );
     };
     if (!early) sayGroups(measured.groups, "its");
-    const earlyNote = gatedOn === "cpu" ? earlyCpu ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's", rule.earlyRounds)] : [] : early ? [decidedEarlyNote(early.change, "its", rule.earlyRounds)] : [];
-    const note = () => {
-      const all = [...notes, ...groupsNote, ...earlyNote, ...raiseTimeLimit ? [raiseTimeLimit] : []];
+    if (thenSpan?.groups) sayGroups(thenSpan.groups, "its fresh");
+    const earlyStands = early !== void 0 && early.verdict === throughput;
+    const earlyNote = (cpuVerdict) => gatedOn === "cpu" ? earlyCpu && earlyCpu.verdict === cpuVerdict ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's", rule.earlyRounds)] : [] : earlyStands ? [decidedEarlyNote(early.change, "its", rule.earlyRounds)] : [];
+    const note = (cpuVerdict) => {
+      const all = [...notes, ...groupsNote, ...earlyNote(cpuVerdict), ...raiseTimeLimit ? [raiseTimeLimit] : []];
       return all.length ? { note: all.join("; ") } : {};
     };
     const sizedFirst = () => {
@@ -89734,7 +89768,7 @@ function analyze(benchmarks, options) {
       regressionP,
       ...measured.groups && !early ? { groups: measured.groups } : {},
       ...gatedOn ? { gatedOn } : {},
-      ...early || earlyCpu ? { decidedEarly: true } : {},
+      ...earlyStands || earlyCpu ? { decidedEarly: true } : {},
       ...early ? { coarse: true } : {}
     };
     let cpu;
@@ -89811,7 +89845,7 @@ function analyze(benchmarks, options) {
       ...benchmark.latency ? { latency } : {},
       ...cpu ? { cpu } : {},
       ...sizedFirst(),
-      ...note()
+      ...note(cpu?.verdict)
     };
   });
 }
@@ -91227,6 +91261,12 @@ function agreementOf(native, benchgate) {
         agreement: "too-noisy",
         note: `native too noisy to judge: its interval [${formatPercent(native.low)}, ${formatPercent(native.high)}] meets benchgate's, but is ${Math.round(100 * (native.high - native.low))} points wide (more --native-runs narrow it)`
       };
+    const ownHalf = half(benchgate);
+    if (ownHalf > TOO_WIDE && ownHalf > 2 * nativeHalf)
+      return {
+        agreement: "too-noisy",
+        note: `benchgate too coarse to judge by: its interval [${formatPercent(benchgate.low)}, ${formatPercent(benchgate.high)}] meets the native one, but is ${Math.round(100 * (benchgate.high - benchgate.low))} points wide (more rounds narrow it)`
+      };
     return { agreement: "agrees" };
   }
   const opposite = Math.sign(native.estimate) * Math.sign(benchgate.estimate) < 0 ? " (opposite directions)" : "";
@@ -91511,7 +91551,23 @@ function judgedWithSolo(benchmark, samples) {
   const lost = verdict === benchmark.verdict ? "" : ` (${benchmark.verdict} in the shared process alone)`;
   const apart2 = solo.agreement === "disagrees" ? "apart from" : "on speed levels, its estimate outside";
   const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, ${apart2} the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
-  const judged2 = { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join("; "), solo: { ...solo, shared } };
+  const fromSpan = resolvableFromInterval(change, (1 - change.confidence) / 2);
+  const resolvable = isFiniteNumber(fromSpan) && !(isFiniteNumber(benchmark.resolvable) && benchmark.resolvable >= fromSpan) ? fromSpan : benchmark.resolvable;
+  const rounds = benchmark.rounds.length;
+  const before = resolutionSentence(benchmark.resolvable, benchmark.budget, benchmark.verdict, rounds);
+  const after = resolutionSentence(resolvable, benchmark.budget, verdict, rounds);
+  const others = (benchmark.warning ?? "").split("; ").filter((part) => part && part !== before);
+  const warning = [...others, ...after ? [after] : []].join("; ") || void 0;
+  const judged2 = {
+    ...benchmark,
+    change,
+    verdict,
+    resolvable,
+    note: [benchmark.note, said].filter(Boolean).join("; "),
+    solo: { ...solo, shared }
+  };
+  if (warning) judged2.warning = warning;
+  else delete judged2.warning;
   if (verdict !== "regression") delete judged2.unconfirmed;
   return judged2;
 }
@@ -91945,7 +92001,7 @@ function httpSections(id, details2) {
     formatMs(l.base),
     formatMs(l.head),
     formatIntervalAt(l.change),
-    l.budget === null ? "" : `${formatBudget(l.budget)} ${l.verdict ?? ""}`.trim()
+    l.budget === null ? "" : `${formatBudget(l.budget)} ${verdictWord(l.verdict ?? "")}`.trim()
   ]);
   const latencyNote = Object.entries(details2.latency).flatMap(([stat2, l]) => {
     const why = l.budget === null ? void 0 : openBecause(l.change, l.verdict, l.budget, { lowerIsBetter: true });
@@ -91970,7 +92026,7 @@ function httpSections(id, details2) {
   const server = serverRows2.length ? { header: ["server", "base", "head"], rows: serverRows2 } : void 0;
   const change = cpu?.change;
   const role = details2.gatedOn === "cpu" ? `the verdict's figure (${gatedBecause(details2.gatedBecause)}); requests/s guards it (its confirmed regression still fails)` : details2.gatedOn === "requests" ? "a guard: requests/s spread less and gives the verdict; a confirmed regression here still fails" : "gated at the budget";
-  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `${role}: ${cpu.verdict}` : "reported, not gated"})` : details2.cpuNote;
+  const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `${role}: ${verdictWord(cpu.verdict)}` : "reported, not gated"})` : details2.cpuNote;
   return {
     title,
     requests: only ? void 0 : { header: ["request", "expects"], rows: labels.map((r) => [r.label, r.expected]) },
@@ -92170,7 +92226,7 @@ var NATIVE_LEGEND = [
   "of error (within one run); the native change's interval holds the larger of both margins and the noise between whole",
   "runs (measured from each revision's repeated runs, over the file's tasks or, from",
   `${OWN_NOISE_RUNS} runs per revision, the task's own if wider; none with one run per revision); it agrees when that`,
-  "interval overlaps benchgate's, unless it is too wide to judge by (over 20 points and twice benchgate's: too noisy to judge);",
+  "interval overlaps benchgate's, unless either is too wide to judge by (over 20 points and twice the other's: too noisy to judge);",
   `a figure above 1G ops/s (under 1 ns a call, marked "optimized away") is the harness's`,
   "own loop after the compiler removed the call: not the code's cost, never judged"
 ].join(" ");
@@ -92314,7 +92370,7 @@ function renderTerminal(report2, options) {
       name2,
       formatSide(b, "base"),
       formatSide(b, "head"),
-      formatChange(b),
+      formatChange(b, { markCoarse: true }),
       formatBudget(b.budget),
       formatResolvable(b)
     ];
@@ -92352,8 +92408,8 @@ function renderTerminal(report2, options) {
     }
     for (const line of wrapText(columnsLegend(benchmarks), width)) lines.push(paint("dim", line));
     if (resolves) for (const line of wrapText(RESOLVES_LEGEND, width)) lines.push(paint("dim", line));
-    if (benchmarks.some((b) => b.verdict === "inconclusive" || b.verdict === "within-budget"))
-      for (const line of wrapText(VERDICTS_LEGEND, width)) lines.push(paint("dim", line));
+    const legend = verdictsLegend(benchmarks.map((b) => b.verdict));
+    if (legend) for (const line of wrapText(legend, width)) lines.push(paint("dim", line));
     if (benchmarks.some((b) => b.kind === "http"))
       lines.push(
         paint(
@@ -92389,25 +92445,10 @@ function renderTerminal(report2, options) {
         ...terminalText(sections.error, { keepNewlines: true }).split("\n").map((line) => paint("yellow", `  ${line}`))
       );
     else if (sections.rows.length === 0) lines.push("  no function costs more per operation at head");
-    else
-      lines.push(
-        ...indentLines(
-          plainTable(
-            sections.header,
-            sections.rows.map((row) => row.map((cell, i2) => fitMiddle(terminalText(cell), i2 < 2 ? 40 : 16)))
-          )
-        )
-      );
+    else lines.push(...indentLines(plainTable(sections.header, fitColumns(sections.rows))));
     if (sections.fell?.length) {
       lines.push("  and cost less at head:");
-      lines.push(
-        ...indentLines(
-          plainTable(
-            sections.header,
-            sections.fell.map((row) => row.map((cell, i2) => fitMiddle(terminalText(cell), i2 < 2 ? 40 : 16)))
-          )
-        )
-      );
+      lines.push(...indentLines(plainTable(sections.header, fitColumns(sections.fell))));
     }
     for (const line of sections.ownCode) lines.push(`  in the project's code: ${terminalText(line)}`);
     lines.push("");
@@ -92419,7 +92460,11 @@ function renderTerminal(report2, options) {
   const beside = besideSection(benchmarks);
   if (beside) {
     for (const line of wrapText(terminalText(beside.title), width)) lines.push(paint("bold", line));
-    const rows = beside.rows.map(([id, ...rest]) => [fitMiddle(id, 40), ...rest]);
+    const labels = fitDistinct(
+      beside.rows.map(([id]) => id),
+      40
+    );
+    const rows = beside.rows.map(([, ...rest], i2) => [labels[i2], ...rest]);
     lines.push(...indentLines(printableTable(beside.header, rows)));
     for (const line of wrapText(beside.legend, width - 2)) lines.push(paint("dim", `  ${line}`));
     lines.push("");
@@ -92536,6 +92581,15 @@ function printableTable(header, rows) {
 function indentLines(lines) {
   return lines.map((line) => `  ${line}`);
 }
+function fitColumns(rows) {
+  const names = [0, 1].map(
+    (column) => fitDistinct(
+      rows.map((row) => terminalText(row[column] ?? "")),
+      40
+    )
+  );
+  return rows.map((row, r) => row.map((cell, i2) => i2 < 2 ? names[i2][r] : fitMiddle(terminalText(cell), 16)));
+}
 
 // src/report/markdown.ts
 var ICON = {
@@ -92577,7 +92631,8 @@ function renderMarkdown(report2) {
   const benchmarks = sortBenchmarks(report2.benchmarks);
   if (benchmarks.length) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
-    out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget | Resolves |`, md`|---|---|--:|--:|---|--:|--:|`);
+    const unit2 = benchmarks.some((b) => b.counts) ? md`` : md` ops/s`;
+    out.push(md`| | Benchmark | Base${unit2} | Head${unit2} | Change [${level} CI] | Budget | Resolves |`, md`|---|---|--:|--:|---|--:|--:|`);
     const grouped = groupingHelps(benchmarks.map((b) => b.id));
     for (const group of grouped ? groupByFile(benchmarks) : ungrouped(benchmarks)) {
       if (group.file !== void 0) out.push(md`| | <b>${group.file}</b> | | | | | |`);
@@ -95035,7 +95090,7 @@ var report_schema_default = {
         "too-noisy",
         "unknown"
       ],
-      description: "too-noisy: the intervals meet, but the native one is too wide for that to say anything (TOO_WIDE)."
+      description: "too-noisy: the intervals meet, but one of them (native, or benchgate's) is too wide for that to say anything (TOO_WIDE)."
     },
     ProcessLevels: {
       type: "object",
@@ -96137,7 +96192,8 @@ Options:
   --config <file>       config file (default: benchgate.yml in the current directory)
   --json <file>         write the report as JSON
   --markdown <file>     write the report as markdown (for a PR comment)
-  --rounds <n>          benchmark processes to run (default 10, or benchgate.yml's rounds)
+  --rounds <n>          rounds before the first look (default 10, or benchgate.yml's rounds); a
+                        round measures both revisions in fresh processes
   --time-limit <d>      upper bound on measuring, e.g. 90s or 5m (default 5m); checkout,
                         install and build are not counted
   --install-timeout <d> upper bound on each revision's install and build commands (default 15m)
@@ -96202,7 +96258,7 @@ tag:<pattern> names the releases (default tag:v*), --repository the https URL co
 (default: the origin remote's), --site-url where the site is served (for the feed), --title its title,
 --bisect <file> (repeatable) a bisect --json result to show on the pages of the benchmarks it searched for.
 
-Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
+Exit codes: 0 no budget shown broken (inconclusive rows pass), 1 a budget is broken, 2 an error.`;
 var OPTIONS2 = {
   base: { type: "string" },
   head: { type: "string" },
@@ -97201,7 +97257,7 @@ function bisectText(result) {
     `bisect: ${result.commits.length} commit(s) after ${short(result.good)} up to ${short(result.bad)}; ${result.compares} compare(s)${result.skipped?.length ? `, ${result.skipped.length} commit(s) skipped as untestable` : ""}`
   ];
   for (const step of result.steps) {
-    const changes2 = step.changes.filter((c) => result.targets.length === 0 || result.targets.includes(c.id)).map((c) => `${c.id} ${c.change ? formatPercent(c.change.estimate) : "\u2013"} ${c.verdict}`).join("; ");
+    const changes2 = step.changes.filter((c) => result.targets.length === 0 || result.targets.includes(c.id)).map((c) => `${c.id} ${c.change ? formatIntervalAt(c.change) : "\u2013"} ${verdictWord(c.verdict)}`).join("; ");
     lines.push(
       step.outcome === "skipped" ? `  ${short(step.commit)} skipped: ${step.reason}` : `  ${short(step.commit)} ${step.outcome}${step.extended ? " (extended)" : ""}: ${changes2}`
     );

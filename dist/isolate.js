@@ -1423,7 +1423,7 @@ var VitestHarness = class {
     const plain = describeWith(false);
     const only = describeWith(true);
     const describe = Object.assign(plain, {
-      only: Object.assign(only, { each: eachOf(only, true), for: eachOf(only, false) }),
+      only: Object.assign(only, { each: eachOf(only, true), for: eachOf(only, false), skip: SKIPPED, todo: SKIPPED }),
       skip: SKIPPED,
       todo: SKIPPED,
       skipIf: (condition) => condition ? SKIPPED : describe,
@@ -1432,13 +1432,10 @@ var VitestHarness = class {
       for: eachOf(plain, false)
     });
     Object.assign(describe, { concurrent: describe, sequential: describe, shuffle: describe });
+    const describeOnly = describe.only;
+    Object.assign(describeOnly, { concurrent: describeOnly, sequential: describeOnly, shuffle: describeOnly });
     const hook = (kind) => (fn) => void root()[kind].push(fn);
-    const test = Object.assign(() => void 0, {
-      only: () => void 0,
-      skip: () => void 0,
-      todo: () => void 0,
-      each: () => () => void 0
-    });
+    const test = IGNORED;
     const unavailable = (what) => new Proxy(() => void 0, {
       get: () => {
         throw new Error(`benchgate runs vitest bench files without vitest: '${what}' is not available in them`);
@@ -1547,6 +1544,19 @@ function resolveFrom(file, specifier) {
   }
 }
 var SKIPPED = Object.assign(() => void 0, { each: () => () => void 0, for: () => () => void 0 });
+Object.assign(SKIPPED, {
+  skip: SKIPPED,
+  only: SKIPPED,
+  todo: SKIPPED,
+  concurrent: SKIPPED,
+  sequential: SKIPPED,
+  shuffle: SKIPPED,
+  skipIf: () => SKIPPED,
+  runIf: () => SKIPPED
+});
+var IGNORED = new Proxy(() => IGNORED, {
+  get: (_target, property) => property === "then" || typeof property === "symbol" ? void 0 : IGNORED
+});
 function eachOf(describe, spread) {
   return (cases, ...rest) => {
     const form = spread ? "describe.each" : "describe.for";
@@ -1584,8 +1594,11 @@ function eachTitle(template, items, index) {
 function supported(api, name) {
   return new Proxy(api, {
     get(target, property, receiver) {
-      if (typeof property === "symbol" || property in target) return Reflect.get(target, property, receiver);
-      throw new Error(`benchgate runs vitest bench files without vitest: '${name}.${property}' is not supported in them`);
+      if (typeof property === "symbol") return Reflect.get(target, property, receiver);
+      if (!(property in target))
+        throw new Error(`benchgate runs vitest bench files without vitest: '${name}.${property}' is not supported in them`);
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === "function" && Object.hasOwn(target, property) ? supported(value, `${name}.${property}`) : value;
     }
   });
 }

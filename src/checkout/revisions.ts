@@ -216,7 +216,16 @@ async function runStep(
  * lockfile calls for. A worktree's only: the user's working tree is never installed.
  */
 async function installPackages(revision: Revision, options: CheckoutOptions, describe: string): Promise<void> {
-  if (revision.worktree === undefined) return;
+  if (revision.worktree === undefined) {
+    // The user's own tree is used as installed; a package that installs the build (uuid's file:…/uuid.tgz) keeps the
+    // copy of its last install, which may be older than the build just made: said, so a stale head is never silent.
+    for (const dir of options.packages?.(revision) ?? [])
+      options.log(
+        `install ${revision.label}: ${dir}/, the package its bench files are in, is used as installed in your working tree ` +
+          `(benchgate installs only its own checkouts): if it installs the project's build, install it again after building`,
+      );
+    return;
+  }
   for (const dir of options.packages?.(revision) ?? []) {
     const folder = path.join(revision.root, dir);
     const command = detectInstall(folder);

@@ -29,7 +29,8 @@ Options:
   --config <file>       config file (default: benchgate.yml in the current directory)
   --json <file>         write the report as JSON
   --markdown <file>     write the report as markdown (for a PR comment)
-  --rounds <n>          benchmark processes to run (default 10, or benchgate.yml's rounds)
+  --rounds <n>          rounds before the first look (default 10, or benchgate.yml's rounds); a
+                        round measures both revisions in fresh processes
   --time-limit <d>      upper bound on measuring, e.g. 90s or 5m (default 5m); checkout,
                         install and build are not counted
   --install-timeout <d> upper bound on each revision's install and build commands (default 15m)
@@ -94,7 +95,7 @@ tag:<pattern> names the releases (default tag:v*), --repository the https URL co
 (default: the origin remote's), --site-url where the site is served (for the feed), --title its title,
 --bisect <file> (repeatable) a bisect --json result to show on the pages of the benchmarks it searched for.
 
-Exit codes: 0 every budget holds, 1 a budget is broken, 2 an error.`;
+Exit codes: 0 no budget shown broken (inconclusive rows pass), 1 a budget is broken, 2 an error.`;
 
 /** A command, and the folder where installs are kept across runs (--install-cache), for those that check out. */
 export type Command = CommandKind & { installCache?: string | undefined };

@@ -3,6 +3,7 @@ import type { GateMeasure, MeasureKind, MicroConfig } from '../config/types.js';
 import { certainPass } from '../stats/compare.js';
 import { sortBenchmarks, type Beside, type ReportBenchmark } from '../report/model.js';
 import { formatPercent } from '../util/format.js';
+import { verdictWord } from '../report/format.js';
 
 /** The rows of a run that counted, and the level its table's heading states. */
 interface Judged {
@@ -103,7 +104,7 @@ export function agree(gated: ReportBenchmark, other: ReportBenchmark): { agrees:
   if (!opposite && (meet || sameWord(gated.verdict, other.verdict))) return { agrees: true };
   const [time, counts] = other.counts && !gated.counts ? [gated, other] : [other, gated];
   const interval = (row: ReportBenchmark) =>
-    `${formatPercent(row.change!.estimate)} [${formatPercent(row.change!.low)}, ${formatPercent(row.change!.high)}] (${row.verdict})`;
+    `${formatPercent(row.change!.estimate)} [${formatPercent(row.change!.low)}, ${formatPercent(row.change!.high)}] (${verdictWord(row.verdict)})`;
   return {
     agrees: false,
     note:

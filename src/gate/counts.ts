@@ -185,8 +185,16 @@ function judged(
   per: 'call' | 'request' = 'call',
 ): ReportBenchmark {
   if (b.error) return failed(b.id, b.file, b.error);
+  // Each side's cell is the geometric mean of its seeds' counts, as the change is the mean of the seeds' log ratios:
+  // head's cell is base's moved by the change (seeds of 10k and 20k at base, 10k and 10k at head, read +41.4%: an
+  // arithmetic mean printed 15.0k → 10.0k beside it, the geometric 14.1k → 10.0k).
   const side = (of: SideCounts | undefined) =>
-    of ? { instructions: of.instructions.reduce((sum, x) => sum + x, 0) / of.instructions.length, seeds: of.instructions } : null;
+    of
+      ? {
+          instructions: Math.exp(of.instructions.reduce((sum, x) => sum + Math.log(x), 0) / of.instructions.length),
+          seeds: of.instructions,
+        }
+      : null;
   const unsteady = {
     ...(b.base?.unsteady.length ? { base: b.base.unsteady } : {}),
     ...(b.head?.unsteady.length ? { head: b.head.unsteady } : {}),

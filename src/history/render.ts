@@ -1,5 +1,5 @@
 import { codeBlockText, joinMarkup, Markup, md } from '../report/escape.js';
-import { formatInterval } from '../report/format.js';
+import { formatInterval, formatIntervalAt, verdictWord } from '../report/format.js';
 import { compareFailed, confirmedRegression, unconfirmedRegression, type Report } from '../report/model.js';
 import { certainPass } from '../stats/compare.js';
 import { formatBudget, formatPercent } from '../util/format.js';
@@ -205,7 +205,7 @@ export function bisectText(result: BisectResult): string[] {
   for (const step of result.steps) {
     const changes = step.changes
       .filter((c) => result.targets.length === 0 || result.targets.includes(c.id))
-      .map((c) => `${c.id} ${c.change ? formatPercent(c.change.estimate) : '–'} ${c.verdict}`)
+      .map((c) => `${c.id} ${c.change ? formatIntervalAt(c.change) : '–'} ${verdictWord(c.verdict)}`)
       .join('; ');
     lines.push(
       step.outcome === 'skipped'

@@ -1,4 +1,12 @@
-import { formatBudget, formatConfidence, formatOps, formatPercent, formatShortPercent, isFiniteNumber } from '../util/format.js';
+import {
+  formatBudget,
+  formatConfidence,
+  formatOps,
+  formatPercent,
+  formatShortPercent,
+  isFiniteNumber,
+  verdictWord,
+} from '../util/format.js';
 import type { ReportBenchmark } from './model.js';
 
 /**
@@ -46,7 +54,8 @@ export const COLUMNS_LEGEND = 'base and head in operations per second: base the 
 
 /** The columns' legend of a counts-mode row (micro.measure: counts). */
 export const COUNTS_LEGEND =
-  "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the mean over each revision's seeds; " +
+  "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the geometric mean over each " +
+  "revision's seeds (head's is base's moved by the change); " +
   "the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
 
 /** A count a call: "24.6k", and "0" for none (a function that did not run at a revision), never "0.00". */
@@ -78,16 +87,29 @@ export function columnsLegend(benchmarks: readonly ReportBenchmark[]): string {
   ].join('. ');
 }
 
-/** The verdict words in one line, the same in both reports (the markdown's in its "How to read this"). */
-export const VERDICTS_LEGEND =
-  'inconclusive: a loss beyond the budget is possible, the interval straddles -budget or is short of its level ' +
-  '(its note says why): not a failure, not a pass to rely on; ' +
-  'within budget: a certain pass, no loss beyond the budget, the interval reaching past +budget';
+/**
+ * What each verdict word says of its interval, the same as the markdown's "How to read this": the gate asks of each
+ * interval whether the figure fell by more than the budget.
+ */
+const VERDICT_MEANINGS: Record<string, string> = {
+  regression: 'regression: the whole interval below -budget (fails)',
+  inconclusive:
+    'inconclusive: a loss beyond the budget is possible, the interval straddles -budget or is short of its level ' +
+    '(its note says why): not a failure, not a pass to rely on',
+  unmeasured: 'unmeasured: too few rounds for a verdict: a failure, never a pass',
+  improvement: 'improvement: a certain pass, the whole interval above +budget',
+  unchanged: 'unchanged: a certain pass, the interval within ±budget',
+  'within-budget': 'within budget: a certain pass, no loss beyond the budget, the interval reaching past +budget',
+};
 
-/** A verdict as a reader sees it: "within budget" for `within-budget`, the others as they are. */
-export function verdictWord(verdict: string): string {
-  return verdict === 'within-budget' ? 'within budget' : verdict;
+/** The verdict words a report's rows use, each with what it says of the interval, in one line (the terminal's legend). */
+export function verdictsLegend(verdicts: Iterable<string>): string | undefined {
+  const used = new Set(verdicts);
+  const words = Object.entries(VERDICT_MEANINGS).flatMap(([verdict, meaning]) => (used.has(verdict) ? [meaning] : []));
+  return words.length ? words.join('; ') : undefined;
 }
+
+export { verdictWord };
 
 /** The sentence a verdict stands for, used by both reports. */
 export function explainVerdict(benchmark: ReportBenchmark): string {

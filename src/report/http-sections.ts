@@ -10,7 +10,7 @@ import {
   formatShare,
 } from '../util/format.js';
 import type { ServerSummary } from '../measure/http/types.js';
-import { formatInterval, formatIntervalAt } from './format.js';
+import { formatInterval, formatIntervalAt, verdictWord } from './format.js';
 import { openBecause } from './change.js';
 import { duetLine, rateLine, scheduleLine, type CpuSummary, type HttpDetails } from './http.js';
 
@@ -57,7 +57,7 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
     formatMs(l.base),
     formatMs(l.head),
     formatIntervalAt(l.change),
-    l.budget === null ? '' : `${formatBudget(l.budget)} ${l.verdict ?? ''}`.trim(),
+    l.budget === null ? '' : `${formatBudget(l.budget)} ${verdictWord(l.verdict ?? '')}`.trim(),
   ]);
   // An open latency verdict beside an interval wholly on one side of its budget says why (a CI run read p99
   // "inconclusive" beside [+83%, …] at a 25% budget, with nothing to say its interval was short of its level).
@@ -99,7 +99,7 @@ export function httpSections(id: string, details: HttpDetails): HttpSections {
         : 'gated at the budget';
   const cpuLine = change
     ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} ` +
-      `(${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `${role}: ${cpu.verdict}` : 'reported, not gated'})`
+      `(${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `${role}: ${verdictWord(cpu.verdict)}` : 'reported, not gated'})`
     : details.cpuNote;
   return {
     title,

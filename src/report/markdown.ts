@@ -65,7 +65,9 @@ export function renderMarkdown(report: Report): string {
   const benchmarks = sortBenchmarks(report.benchmarks);
   if (benchmarks.length) {
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
-    out.push(md`| | Benchmark | Base ops/s | Head ops/s | Change [${level} CI] | Budget | Resolves |`, md`|---|---|--:|--:|---|--:|--:|`);
+    // Counted rows carry their unit in each cell (instr, cycles); the header names ops/s only where every row is timed.
+    const unit = benchmarks.some((b) => b.counts) ? md`` : md` ops/s`;
+    out.push(md`| | Benchmark | Base${unit} | Head${unit} | Change [${level} CI] | Budget | Resolves |`, md`|---|---|--:|--:|---|--:|--:|`);
     // Many benchmarks of one file: a heading row per file, each row the rest of its id (as in the terminal).
     const grouped = groupingHelps(benchmarks.map((b) => b.id));
     for (const group of grouped ? groupByFile(benchmarks) : ungrouped(benchmarks)) {

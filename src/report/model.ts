@@ -6,8 +6,8 @@ import type { Explanation } from '../explain/run.js';
 import type { NativeCheckInfo, NativeComparison } from './native.js';
 import type { SoloCheckInfo, SoloComparison } from './solo.js';
 import type { ProcessLevels } from '../stats/solo.js';
-import { formatOps, formatShortPercent } from '../util/format.js';
-import { beyondBudget } from '../stats/compare.js';
+import { formatOps, formatPercent, formatShortPercent, isFiniteNumber, verdictWord } from '../util/format.js';
+import { beyondBudget, decide } from '../stats/compare.js';
 import { openBecause, reportChange, type ReportChange } from './change.js';
 
 /** Version of the JSON report's schema (README, "JSON report"); bumped on any breaking change. */
@@ -266,6 +266,22 @@ export function compareFailed(report: Pick<Report, 'error' | 'benchmarks'>): boo
   return Boolean(report.error) || report.benchmarks.some((b) => b.verdict === 'error');
 }
 
+/**
+ * A load test whose verdict is read from requests per CPU-second while its row shows requests/s (the figure a reader
+ * expects first), where that interval alone would read another word: the row says which interval decided.
+ */
+function gatedElsewhere(comparison: Comparison): string | undefined {
+  const { cpu, change } = comparison;
+  if (comparison.gatedOn !== 'cpu' || !cpu || !change) return undefined;
+  if (decide(change, comparison.budget) === cpu.verdict) return undefined;
+  const interval = (c: { estimate: number; low: number; high: number }) =>
+    `${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}]`;
+  return (
+    `its verdict is read from requests per CPU-second, ${interval(cpu.change)} (${verdictWord(cpu.verdict)}), which spreads ` +
+    `less than requests/s, the row's ${interval(change)}`
+  );
+}
+
 /** error (exit 2) when anything could not be judged, an error or a benchmark left unmeasured; fail (exit 1) on a regression. */
 export function runVerdict(benchmarks: readonly ReportBenchmark[]): RunVerdict {
   if (benchmarks.some((b) => b.verdict === 'error' || b.verdict === 'unmeasured')) return 'error';
@@ -282,7 +298,7 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
   // One sentence each, joined by '; ' (a sentence's own closing period dropped so the join never reads '.;').
   const columns = agreeingColumns(comparison);
   const warning =
-    [openWhy(comparison), resolutionWarning(comparison), behind, unsaturated, columns.note]
+    [openWhy(comparison), resolutionWarning(comparison), behind, unsaturated, columns.note, gatedElsewhere(comparison)]
       .filter((part): part is string => Boolean(part))
       .map((part) => part.replace(/\.$/, ''))
       .join('; ') || undefined;
@@ -360,13 +376,22 @@ function agreeingColumns(comparison: Comparison): { head: ReportBenchmark['head'
  * that passed: a verdict already found is a verdict.
  */
 function resolutionWarning(comparison: Comparison): string | undefined {
-  const { resolvable, budget, verdict, logRatios } = comparison;
-  if (!Number.isFinite(resolvable) || resolvable! <= budget || verdict === 'regression' || verdict === 'error' || verdict === 'unmeasured')
+  return resolutionSentence(comparison.resolvable, comparison.budget, comparison.verdict, comparison.logRatios.length);
+}
+
+/** The resolution warning from its figures (also said again by a stage that widens an interval: compare --solo-check). */
+export function resolutionSentence(
+  resolvable: number | null | undefined,
+  budget: number,
+  verdict: string,
+  rounds: number,
+): string | undefined {
+  if (!isFiniteNumber(resolvable) || resolvable <= budget || verdict === 'regression' || verdict === 'error' || verdict === 'unmeasured')
     return undefined;
   const pct = (x: number) => formatShortPercent(x, x < 0.1 ? 1 : 0);
   return (
-    `budget ${pct(budget)} is below what this run resolves beyond it (≈${pct(resolvable!)} with ` +
-    `${logRatios.length} rounds): a regression between ${pct(budget)} and ${pct(budget + resolvable!)} ` +
+    `budget ${pct(budget)} is below what this run resolves beyond it (≈${pct(resolvable)} with ` +
+    `${rounds} rounds): a regression between ${pct(budget)} and ${pct(budget + resolvable)} ` +
     `would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`
   );
 }
@@ -406,7 +431,11 @@ export function verdictCounts(benchmarks: readonly ReportBenchmark[]): string {
 export function summarize(benchmarks: readonly ReportBenchmark[]): string {
   const verdict = runVerdict(benchmarks);
   const counts = verdictCounts(benchmarks);
-  if (verdict === 'pass') return `pass: every budget holds (${counts})`;
+  // Open rows (inconclusive) pass without being shown to hold: the line says no more than the intervals do.
+  if (verdict === 'pass')
+    return benchmarks.some((b) => b.verdict === 'inconclusive')
+      ? `pass: no budget shown broken, some left open (${counts})`
+      : `pass: every budget holds (${counts})`;
   if (verdict === 'fail') return `fail: ${counts}`;
   return `error: ${counts}`;
 }

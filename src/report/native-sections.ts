@@ -36,7 +36,7 @@ export const NATIVE_LEGEND = [
   "of error (within one run); the native change's interval holds the larger of both margins and the noise between whole",
   "runs (measured from each revision's repeated runs, over the file's tasks or, from",
   `${OWN_NOISE_RUNS} runs per revision, the task's own if wider; none with one run per revision); it agrees when that`,
-  "interval overlaps benchgate's, unless it is too wide to judge by (over 20 points and twice benchgate's: too noisy to judge);",
+  "interval overlaps benchgate's, unless either is too wide to judge by (over 20 points and twice the other's: too noisy to judge);",
   'a figure above 1G ops/s (under 1 ns a call, marked "optimized away") is the harness\'s',
   "own loop after the compiler removed the call: not the code's cost, never judged",
 ].join(' ');

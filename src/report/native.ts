@@ -31,7 +31,7 @@ export interface NativeSide {
   runs: number[];
 }
 
-/** too-noisy: the intervals meet, but the native one is too wide for that to say anything (TOO_WIDE). */
+/** too-noisy: the intervals meet, but one of them (native, or benchgate's) is too wide for that to say anything (TOO_WIDE). */
 export type NativeAgreement = 'agrees' | 'disagrees' | 'too-noisy' | 'unknown';
 
 /**
@@ -300,6 +300,16 @@ export function agreementOf(
         note:
           `native too noisy to judge: its interval [${formatPercent(native.low)}, ${formatPercent(native.high)}] meets ` +
           `benchgate's, but is ${Math.round(100 * (native.high - native.low))} points wide (more --native-runs narrow it)`,
+      };
+    // The mirror: benchgate's own interval too wide for a meeting to say anything (an early look's 3 rounds,
+    // fast-uri's [+7.4%, +205.8%] beside a native +62%).
+    const ownHalf = half(benchgate);
+    if (ownHalf > TOO_WIDE && ownHalf > 2 * nativeHalf)
+      return {
+        agreement: 'too-noisy',
+        note:
+          `benchgate too coarse to judge by: its interval [${formatPercent(benchgate.low)}, ${formatPercent(benchgate.high)}] ` +
+          `meets the native one, but is ${Math.round(100 * (benchgate.high - benchgate.low))} points wide (more rounds narrow it)`,
       };
     return { agreement: 'agrees' };
   }

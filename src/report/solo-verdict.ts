@@ -6,7 +6,9 @@
 import type { BenchmarkSamples } from '../measure/types.js';
 import { certainPass, decide } from '../stats/compare.js';
 import { formatInterval } from './format.js';
-import type { ReportBenchmark } from './model.js';
+import { resolutionSentence, type ReportBenchmark } from './model.js';
+import { resolvableFromInterval } from '../stats/power.js';
+import { isFiniteNumber } from '../util/format.js';
 import { soloComparison } from './solo.js';
 
 /**
@@ -51,7 +53,28 @@ export function judgedWithSolo(benchmark: ReportBenchmark, samples: BenchmarkSam
   const said =
     `each revision alone in fresh processes reads ${formatInterval(solo.change)}, ${apart} the shared process's ` +
     `${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
-  const judged = { ...benchmark, change, verdict, note: [benchmark.note, said].filter(Boolean).join('; '), solo: { ...solo, shared } };
+  // What the run resolves is never less than the span printed beside it shows (as analyze's own figure): the
+  // resolution warning, said from the old figure, is said again from the new one.
+  const fromSpan = resolvableFromInterval(change, (1 - change.confidence) / 2);
+  const resolvable =
+    isFiniteNumber(fromSpan) && !(isFiniteNumber(benchmark.resolvable) && benchmark.resolvable >= fromSpan)
+      ? fromSpan
+      : benchmark.resolvable;
+  const rounds = benchmark.rounds.length;
+  const before = resolutionSentence(benchmark.resolvable, benchmark.budget, benchmark.verdict, rounds);
+  const after = resolutionSentence(resolvable, benchmark.budget, verdict, rounds);
+  const others = (benchmark.warning ?? '').split('; ').filter((part) => part && part !== before);
+  const warning = [...others, ...(after ? [after] : [])].join('; ') || undefined;
+  const judged: ReportBenchmark = {
+    ...benchmark,
+    change,
+    verdict,
+    resolvable,
+    note: [benchmark.note, said].filter(Boolean).join('; '),
+    solo: { ...solo, shared },
+  };
+  if (warning) judged.warning = warning;
+  else delete judged.warning;
   // The unconfirmed mark belongs to a regression only.
   if (verdict !== 'regression') delete judged.unconfirmed;
   return judged;

@@ -12,7 +12,7 @@ import {
   formatResolvable,
   formatSide,
   RESOLVES_LEGEND,
-  VERDICTS_LEGEND,
+  verdictsLegend,
   verdictWord,
   wrapText,
   longestWord,
@@ -79,7 +79,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
       name,
       formatSide(b, 'base'),
       formatSide(b, 'head'),
-      formatChange(b),
+      formatChange(b, { markCoarse: true }),
       formatBudget(b.budget),
       formatResolvable(b),
     ];
@@ -130,8 +130,8 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     }
     for (const line of wrapText(columnsLegend(benchmarks), width)) lines.push(paint('dim', line));
     if (resolves) for (const line of wrapText(RESOLVES_LEGEND, width)) lines.push(paint('dim', line));
-    if (benchmarks.some((b) => b.verdict === 'inconclusive' || b.verdict === 'within-budget'))
-      for (const line of wrapText(VERDICTS_LEGEND, width)) lines.push(paint('dim', line));
+    const legend = verdictsLegend(benchmarks.map((b) => b.verdict));
+    if (legend) for (const line of wrapText(legend, width)) lines.push(paint('dim', line));
     if (benchmarks.some((b) => b.kind === 'http'))
       lines.push(
         paint(
@@ -172,25 +172,10 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
           .map((line) => paint('yellow', `  ${line}`)),
       );
     else if (sections.rows.length === 0) lines.push('  no function costs more per operation at head');
-    else
-      lines.push(
-        ...indentLines(
-          plainTable(
-            sections.header,
-            sections.rows.map((row) => row.map((cell, i) => fit(printable(cell), i < 2 ? 40 : 16))),
-          ),
-        ),
-      );
+    else lines.push(...indentLines(plainTable(sections.header, fitColumns(sections.rows))));
     if (sections.fell?.length) {
       lines.push('  and cost less at head:');
-      lines.push(
-        ...indentLines(
-          plainTable(
-            sections.header,
-            sections.fell.map((row) => row.map((cell, i) => fit(printable(cell), i < 2 ? 40 : 16))),
-          ),
-        ),
-      );
+      lines.push(...indentLines(plainTable(sections.header, fitColumns(sections.fell))));
     }
     for (const line of sections.ownCode) lines.push(`  in the project's code: ${printable(line)}`);
     lines.push('');
@@ -202,7 +187,12 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   const beside = besideSection(benchmarks);
   if (beside) {
     for (const line of wrapText(printable(beside.title), width)) lines.push(paint('bold', line));
-    const rows = beside.rows.map(([id, ...rest]) => [fit(id!, 40), ...rest]);
+    // Two ids alike at both ends stay apart (fitDistinct), as in the native and solo tables.
+    const labels = fitDistinct(
+      beside.rows.map(([id]) => id!),
+      40,
+    );
+    const rows = beside.rows.map(([, ...rest], i) => [labels[i]!, ...rest]);
     lines.push(...indentLines(printableTable(beside.header, rows)));
     for (const line of wrapText(beside.legend, width - 2)) lines.push(paint('dim', `  ${line}`));
     lines.push('');
@@ -348,4 +338,15 @@ function printableTable(header: string[], rows: string[][]): string[] {
 
 function indentLines(lines: string[]): string[] {
   return lines.map((line) => `  ${line}`);
+}
+
+/** A profile table's cells fitted: its two name columns (function, where) at 40, each kept distinct; figures at 16. */
+function fitColumns(rows: readonly (readonly string[])[]): string[][] {
+  const names = [0, 1].map((column) =>
+    fitDistinct(
+      rows.map((row) => printable(row[column] ?? '')),
+      40,
+    ),
+  );
+  return rows.map((row, r) => row.map((cell, i) => (i < 2 ? names[i]![r]! : fit(printable(cell), 16))));
 }

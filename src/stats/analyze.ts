@@ -276,7 +276,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       const confirmAlpha = (1 - rule.confirmationLevel) / 2;
       const quick = endedEarly && fresh.length === rule.earlyRounds;
       // A fresh group whose rounds fall in groups shows the loss only if every group does (its interval holds them all).
-      const again = quick ? earlyChange(fresh, confirmAlpha, confirmAlpha) : bounded(fresh, confirmAlpha, confirmAlpha).change;
+      const freshBound = quick ? { change: earlyChange(fresh, confirmAlpha, confirmAlpha) } : bounded(fresh, confirmAlpha, confirmAlpha);
+      const again = freshBound.change;
       if (judge(again) === 'regression') {
         regressions.push(true);
         return verdict;
@@ -301,12 +302,12 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         return 'regression';
       }
       notes.push(unconfirmed(what, rounds, first, again, fresh.length, cut ? tooFew : undefined));
-      unreproduced = { first, again };
+      unreproduced = { first, again, ...(freshBound.groups ? { groups: freshBound.groups } : {}) };
       // Too few fresh rounds that do not read the loss: not disproved, only unmeasured, which fails the run too.
       return cut ? 'unmeasured' : 'inconclusive';
     };
     /** The last figure whose fresh group did not show its regression again: both groups' intervals. */
-    let unreproduced: { first: Change; again: Change } | undefined;
+    let unreproduced: { first: Change; again: Change; groups?: RoundGroup[] } | undefined;
     // A regression, early or not, must show again in a fresh group (a transient of the first processes looks the same).
     const throughput = confirm(
       early?.verdict ?? decide(change, budget),
@@ -333,17 +334,24 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         );
     };
     if (!early) sayGroups(measured.groups, 'its');
-    // Said last (the notes of the confirmation and the other figures lead): the verdict's figure decided early.
-    const earlyNote =
+    // A regression its fresh rounds did not show again, where those rounds fell in groups (uuid's forward run: 3 first
+    // rounds at -57%, then 15 fresh ones, some near -57% and some near 0%): the groups say why the span is wide.
+    if (thenSpan?.groups) sayGroups(thenSpan.groups, 'its fresh');
+    /** The early look decided the throughput figure, and its verdict stands (not a regression a fresh group did not show again). */
+    const earlyStands = early !== undefined && early.verdict === throughput;
+    // Said last (the notes of the confirmation and the other figures lead): the verdict's figure decided early, where
+    // that decision stands; one its fresh rounds overturned is said by the confirmation's note, never "safe".
+    const earlyNote = (cpuVerdict: Verdict | undefined) =>
       gatedOn === 'cpu'
-        ? earlyCpu
+        ? earlyCpu && earlyCpu.verdict === cpuVerdict
           ? [decidedEarlyNote(earlyCpu.change, "requests per CPU-second's", rule.earlyRounds)]
           : []
-        : early
+        : earlyStands
           ? [decidedEarlyNote(early.change, 'its', rule.earlyRounds)]
           : [];
-    const note = () => {
-      const all = [...notes, ...groupsNote, ...earlyNote, ...(raiseTimeLimit ? [raiseTimeLimit] : [])];
+    /** The notes joined; `cpuVerdict`, a load test's requests per CPU-second verdict once judged. */
+    const note = (cpuVerdict?: Verdict) => {
+      const all = [...notes, ...groupsNote, ...earlyNote(cpuVerdict), ...(raiseTimeLimit ? [raiseTimeLimit] : [])];
       return all.length ? { note: all.join('; ') } : {};
     };
     const sizedFirst = () => {
@@ -384,7 +392,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       regressionP,
       ...(measured.groups && !early ? { groups: measured.groups } : {}),
       ...(gatedOn ? { gatedOn } : {}),
-      ...(early || earlyCpu ? { decidedEarly: true } : {}),
+      ...(earlyStands || earlyCpu ? { decidedEarly: true } : {}),
       ...(early ? { coarse: true } : {}),
     };
     let cpu: CpuComparison | undefined;
@@ -467,7 +475,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       ...(benchmark.latency ? { latency } : {}),
       ...(cpu ? { cpu } : {}),
       ...sizedFirst(),
-      ...note(),
+      ...note(cpu?.verdict),
     };
   });
 }

@@ -108,3 +108,8 @@ export function formatPath(path: string, width = 60): string {
   const start = Math.ceil((keep * 2) / 3);
   return `${path.slice(0, start)}…${path.slice(path.length - (keep - start))} (${path.length} characters)`;
 }
+
+/** A verdict as a reader sees it: "within budget" for `within-budget`, the others as they are. */
+export function verdictWord(verdict: string): string {
+  return verdict === 'within-budget' ? 'within budget' : verdict;
+}

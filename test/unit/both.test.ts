@@ -188,6 +188,24 @@ describe('measure: both', () => {
     expect(agree(timed('x', -0.04, -0.09, 0.01, 'inconclusive'), counted('x', -0.05, -0.06, -0.04, 'inconclusive')).agrees).toBe(true);
   });
 
+  it('keeps two long ids that differ only in their middle apart in the table beside', () => {
+    const ids = [10, 100].map((n) => `bench/cookie.bench.js > cookie.stringifySetCookie > ${n} set-cookies of one name, long`);
+    const rows = withBeside(
+      ids.map((id) => timed(id, 0, -0.01, 0.01, 'unchanged')),
+      ids.map((id) => counted(id, 0, 0, 0, 'unchanged')),
+      'time',
+    );
+    const text = renderTerminal(report(rows), { color: false });
+    const table = text.slice(text.indexOf('counts beside time'));
+    const labels = table
+      .split('\n')
+      .filter((l) => / instr .*\[/.test(l))
+      .map((l) => l.trim().split(/\s{2,}/)[0]);
+    expect(labels).toHaveLength(2);
+    expect(new Set(labels).size).toBe(2);
+    for (const label of labels) expect(label!.length).toBeLessThanOrEqual(40);
+  });
+
   it('shows the figure beside in both reports, with the count of agreements, names escaped', () => {
     const rows = withBeside(
       [

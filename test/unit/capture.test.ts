@@ -409,13 +409,25 @@ describe('later', async () => {
     const root = project(
       {
         'data/top.json': JSON.stringify({ cookies: ['a=1', 'b=2'], 'not-a-name': 1, default: 2 }),
-        'src/each.bench.ts': `import { bench, describe } from 'vitest'
+        'src/each.bench.ts': `import { bench, describe, it, test } from 'vitest'
 import top, { cookies } from '../data/top.json'
 describe.each([[1, 'one'], [2, 'two']])('size %i (%s) #%#', (n: number, word: string) => { bench(word + n, () => n) })
 describe.each([{ size: 10 }, { size: 100 }])('object $size', ({ size }: { size: number }) => { bench('x', () => size) })
 describe.for([[3, 'three']])('for %s', ([n, word]: [number, string]) => { bench(word + n, () => n) })
 describe.skip.each([1])('skipped %i', () => { bench('never', () => 0) })
 describe.concurrent('flags', () => { bench.todo('todo'); bench.skip('skip', () => 0); bench('json', () => top.cookies.length + cookies.length) })
+describe.skip('skipped plain', () => { bench('never', () => 0) })
+describe.skip.concurrent('skipped chain', () => { bench('never', () => 0) })
+describe.todo.skip('todo chain')
+describe.skipIf(true).each([1])('skipped if %i', () => { bench('never', () => 0) })
+describe.concurrent.sequential('chain', () => { bench('chained', () => 1) })
+test.each([1, 2])('a test %i', () => {})
+test.skipIf(false).concurrent('another test', () => {})
+it.concurrent.only('a third', () => {})
+`,
+        'src/only.bench.ts': `import { bench, describe } from 'vitest'
+describe('outside', () => { bench('not run', () => 0) })
+describe.only.concurrent('inside', () => { bench('run', () => 1) })
 `,
         'src/unsupported.bench.ts': `import { bench } from 'vitest'\n(bench as any).each([1])('x %i', () => 1)\n`,
         'src/table.bench.ts':
@@ -423,7 +435,7 @@ describe.concurrent('flags', () => { bench.todo('todo'); bench.skip('skip', () =
       },
       { type: 'module' },
     );
-    const { files } = await runner(root, ['src/each.bench.ts', 'src/unsupported.bench.ts', 'src/table.bench.ts']);
+    const { files } = await runner(root, ['src/each.bench.ts', 'src/unsupported.bench.ts', 'src/table.bench.ts', 'src/only.bench.ts']);
     expect(files[0]!.error).toBeUndefined();
     expect(files[0]!.tasks).toEqual([
       'size 1 (one) #0 > one1',
@@ -432,7 +444,13 @@ describe.concurrent('flags', () => { bench.todo('todo'); bench.skip('skip', () =
       'object 100 > x',
       'for 3 > three3',
       'flags > json',
+      'chain > chained',
     ]);
+    // Nothing thrown after the tasks were collected either (a chain vitest allows, e.g. describe.skip.concurrent).
+    expect(files[0]!.notes ?? []).toEqual([]);
+    // describe.only with a modifier after it: only its suite, as vitest runs it.
+    expect(files[3]!.error).toBeUndefined();
+    expect(files[3]!.tasks).toEqual(['inside > run']);
     // A member vitest has but we do not provide is named, not a raw "is not a function"; so is a template table.
     expect(files[1]!.error).toMatch(/'bench\.each' is not supported/);
     expect(files[1]!.error).not.toMatch(/is not a function/);

@@ -117,6 +117,27 @@ describe('checking out base and head', () => {
     expect(tree.head.root).toBe(path.join(repo, 'packages/api'));
   });
 
+  it("installs a bench package in base's checkout, and says the working tree's is used as the user installed it", async () => {
+    // A bench package with no lockfile: npm install (its one dependency a local folder, so nothing is fetched).
+    const repo = repository({
+      'examples/bench/package.json': '{ "name": "bench", "private": true, "dependencies": { "lib": "file:./lib" } }\n',
+      'examples/bench/lib/package.json': '{ "name": "lib", "version": "1.0.0" }\n',
+    });
+    const lines: string[] = [];
+    const tree = await checkOut({ cwd: repo, packages: () => ['examples/bench'], log: (line) => lines.push(line) });
+    expect(lines).toContain(
+      'install base: examples/bench/, the package its bench files are in: npm install --no-audit --no-fund --no-package-lock',
+    );
+    expect(lines.filter((line) => line.startsWith('install head:'))).toEqual([
+      'install head: examples/bench/, the package its bench files are in, is used as installed in your working tree ' +
+        "(benchgate installs only its own checkouts): if it installs the project's build, install it again after building",
+    ]);
+    // Installed in base's checkout; nothing installed in the user's tree.
+    expect(existsSync(path.join(tree.base.root, 'examples/bench/node_modules/lib/package.json'))).toBe(true);
+    expect(existsSync(path.join(repo, 'examples/bench/node_modules'))).toBe(false);
+    expect(tree.head.worktree).toBeUndefined();
+  });
+
   it('removes the worktrees and their folder on dispose, and a second dispose does nothing', async () => {
     const repo = repository();
     git(repo, 'checkout', '-q', 'main');

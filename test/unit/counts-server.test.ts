@@ -362,5 +362,10 @@ describe('serverRows (the counted load tests in the report)', () => {
     expect(atBudget!.note).toBeUndefined();
     expect(oneSeed!.note).not.toContain('counted it differently');
     expect(exact!.note).toBeUndefined();
+    // The cells agree with the change: head's is base's moved by it (calls per instruction: base / head - 1).
+    for (const row of [levels!, atBudget!, exact!]) {
+      const { base, head } = row.counts!;
+      expect(base!.instructions / head!.instructions - 1).toBeCloseTo(row.change!.estimate, 10);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { USAGE } from '../../src/cli/args.js';
 import { parseConfig } from '../../src/config/load.js';
 import { mermaidBlocks, parseXyChart } from '../mermaid.js';
 
@@ -29,6 +30,20 @@ describe('the documentation', () => {
     const charts = pages.flatMap((page) => mermaidBlocks(readFileSync(page, 'utf8')).map((source) => ({ page, source })));
     expect(charts.map((c) => c.page)).toContain('docs/history.md');
     for (const { page, source } of charts) expect((await parseXyChart(source)).xLabels, page).not.toEqual([]);
+  });
+
+  it("names every flag of --help in docs/configuration.md's command line, and none --help lacks", () => {
+    const flags = (text: string) => new Set([...text.matchAll(/(?<![\w-])--([a-z][a-z-]+)/g)].map((m) => m[1]!));
+    const help = flags(USAGE);
+    const page = readFileSync('docs/configuration.md', 'utf8');
+    const commandLine = page.slice(page.indexOf('## Command line'));
+    const documented = flags(commandLine.slice(0, commandLine.indexOf('\n## ', 4)));
+    // The history commands' flags live in docs/history.md; help and version are the usual.
+    const history = flags(readFileSync('docs/history.md', 'utf8'));
+    const missing = [...help].filter((flag) => !documented.has(flag) && !history.has(flag) && flag !== 'help' && flag !== 'version');
+    expect(missing).toEqual([]);
+    const unknown = [...documented].filter((flag) => !help.has(flag));
+    expect(unknown).toEqual([]);
   });
 
   it('links only to files that exist', () => {

@@ -7,6 +7,7 @@ import { ServerError } from '../../src/measure/http/server.js';
 import type { HttpRoundFigures } from '../../src/measure/http/types.js';
 import type { BenchmarkSamples } from '../../src/measure/types.js';
 import { httpDetails } from '../../src/report/http.js';
+import { toReportBenchmark } from '../../src/report/model.js';
 import { httpSections } from '../../src/report/http-sections.js';
 import { analyze, budgetedFigures, type Comparison } from '../../src/stats/analyze.js';
 import { decisionRule } from '../../src/stats/decision.js';
@@ -539,11 +540,22 @@ describe('a load test gated on requests/s and on requests per CPU-second', () =>
     expect(noisyRequests.change!.low).toBeLessThan(-0.05);
     expect(noisyRequests.cpu!.verdict).toBe('unchanged');
     expect(noisyRequests.verdict).toBe('unchanged');
+    // The row prints requests/s, whose interval reaches below -5%: it says which interval gave "unchanged".
+    const row = toReportBenchmark(noisyRequests);
+    const said = /its verdict is read from requests per CPU-second, ([-+]?[\d.]+)% \[([-+]?[\d.]+)%, ([-+]?[\d.]+)%\] \(unchanged\)/.exec(
+      row.warning ?? '',
+    );
+    expect(said).not.toBeNull();
+    expect(Number(said![2]) / 100).toBeCloseTo(noisyRequests.cpu!.change.low, 2);
+    expect(Number(said![3]) / 100).toBeGreaterThanOrEqual(Number(said![2]) / 100);
+    expect(Number(said![3]) / 100).toBeLessThanOrEqual(0.05);
     // Under the old rule (both figures' verdicts combined) the guard's doubt was the verdict.
     const noisyCpu = judge(loadTestSamples(0, 0, { requests: 0.01, cpu: 0.04 }));
     expect(noisyCpu.gatedOn).toBe('requests');
     expect(noisyCpu.cpu!.verdict).toBe('inconclusive');
     expect(noisyCpu.verdict).toBe('unchanged');
+    // Read from the interval the row shows: nothing to say.
+    expect(toReportBenchmark(noisyCpu).warning ?? '').not.toContain('its verdict is read from');
     // What resolves is the gated figure's (the quieter one), never less than either printed interval shows: the row
     // prints requests/s, whose noisy interval is wider here.
     const half = (c: { low: number; high: number }) => (Math.log1p(c.high) - Math.log1p(c.low)) / 2;

@@ -189,6 +189,40 @@ describe('a figure whose rounds fall in groups is judged over all of them', () =
     expect(result!.change!.high).toBeGreaterThan(-0.05);
   });
 
+  it("never calls an early regression its fresh rounds overturned safe, and names the fresh rounds' groups", () => {
+    // uuid's forward run (two task orders, beside two busy loops): its first 3 rounds near -57% decided a regression at
+    // the early look; of its 15 fresh rounds, 6 sat near -57% and 9 near 0%.
+    const first = [-0.568, -0.575, -0.581].map((x) => Math.log1p(x));
+    const fresh = [
+      ...Array.from({ length: 6 }, (_, i) => Math.log1p(-0.57) + i * 0.004),
+      ...Array.from({ length: 9 }, (_, i) => Math.log1p(-0.01) + i * 0.003),
+    ];
+    const [result] = analyze([{ ...samples(first, fresh), endedEarly: true }], {
+      rule,
+      budgetFor: () => 0.05,
+      firstLook: () => ({ rounds: 10, hint: 'raise time-limit' }),
+    });
+    expect(result!.verdict).toBe('inconclusive');
+    expect(result!.note).toMatch(/^a regression in the first 3 rounds \(-57\.\d%\) did not reproduce in 15 fresh rounds/);
+    // The early decision did not stand: no note calls it safe, and the row is not marked decided early.
+    expect(result!.note).not.toMatch(/decided at the early look|the verdict is safe/);
+    expect(result!.decidedEarly).toBeUndefined();
+    // The fresh rounds' groups, with their shares, say why the span is wide.
+    const groups = /its fresh rounds fell in 2 groups, in (\d+) of 15 rounds ([-+]?[\d.]+)%, in (\d+) rounds ([-+]?[\d.]+)%/.exec(
+      result!.note!,
+    );
+    expect(groups).not.toBeNull();
+    const said = [
+      [Number(groups![1]), Number(groups![2])],
+      [Number(groups![3]), Number(groups![4])],
+    ].sort((a, b) => a[1]! - b[1]!);
+    expect(said[0]![0]).toBe(6);
+    expect(said[0]![1]).toBeCloseTo(-56.6, 0);
+    expect(said[1]![0]).toBe(9);
+    expect(Math.abs(said[1]![1]!)).toBeLessThan(1);
+    expect(result!.change!.high).toBeGreaterThan(-0.05);
+  });
+
   it('says no more resolution than the interval beside it shows, and its columns agree with the change', () => {
     const g = generator(5);
     const next = uuidLike(g);

@@ -235,6 +235,17 @@ describe('the agreement rule: the native interval against benchgate’s', () => 
     expect(agreementOf({ estimate: 0.8, low: 0.5, high: 1.2 }, bg(0.02, 0.01, 0.03)).agreement).toBe('disagrees');
   });
 
+  it("is too coarse to judge by when benchgate's own interval holds the native one only by being that wide (an early look)", () => {
+    // fast-uri's `parse domain`: benchgate +81.2% [+7.4%, +205.8%] from 3 rounds, natively +62% within a few points.
+    const coarse = agreementOf({ estimate: 0.62, low: 0.58, high: 0.66 }, bg(0.812, 0.074, 2.058));
+    expect(coarse.agreement).toBe('too-noisy');
+    expect(coarse.note).toMatch(
+      /^benchgate too coarse to judge by: its interval \[\+7\.4%, \+205\.8%\] meets the native one, but is 198 points wide/,
+    );
+    // As wide on both sides: agreeing means what it says.
+    expect(agreementOf({ estimate: 0.62, low: 0.1, high: 1.9 }, bg(0.812, 0.074, 2.058)).agreement).toBe('agrees');
+  });
+
   it('disagrees when they do not overlap, with both estimates', () => {
     expect(agreementOf({ estimate: -0.1, low: -0.12, high: -0.08 }, bg(-0.3, -0.35, -0.25))).toEqual({
       agreement: 'disagrees',

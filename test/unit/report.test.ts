@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/report/markdown.js';
-import { runVerdict, toReportBenchmark, type Report, type ReportBenchmark } from '../../src/report/model.js';
+import { runVerdict, summarize, toReportBenchmark, type Report, type ReportBenchmark } from '../../src/report/model.js';
 import type { Comparison } from '../../src/stats/analyze.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import { changeChart } from '../../src/report/chart.js';
@@ -63,6 +63,47 @@ describe('terminal report', () => {
     for (const word of `${'deeply/nested/'.repeat(6)}ids.bench.js a very long task name`.split(/[ /]/)) expect(table).toContain(word);
     expect(text).toContain('-12.3% [-20.0%, -10.0%]');
     expect(text).toContain('FAIL: 1 regression, 1 unchanged');
+  });
+
+  it('defines every verdict word its rows use, and only those, in its legend', () => {
+    const rows = [
+      bench({ id: 'a > down', verdict: 'regression', change: { estimate: -0.2, low: -0.25, high: -0.15, confidence: 0.95 } }),
+      bench({ id: 'b > up', verdict: 'improvement', change: { estimate: 0.2, low: 0.15, high: 0.25, confidence: 0.95 } }),
+      bench({ id: 'c > same' }),
+    ];
+    const text = squash(renderTerminal(report(rows), { color: false, width: 100 }));
+    expect(text).toContain(squash('regression: the whole interval below -budget (fails)'));
+    expect(text).toContain(squash('improvement: a certain pass, the whole interval above +budget'));
+    expect(text).toContain(squash('unchanged: a certain pass, the interval within ±budget'));
+    expect(text).not.toContain(squash('inconclusive:'));
+    expect(text).not.toContain(squash('within budget:'));
+    const open = squash(
+      renderTerminal(report([bench({ verdict: 'inconclusive' }), bench({ id: 'z', verdict: 'within-budget' })]), { color: false }),
+    );
+    expect(open).toContain(squash('inconclusive: a loss beyond the budget is possible'));
+    expect(open).toContain(squash('within budget: a certain pass'));
+    expect(open).not.toContain(squash('unchanged:'));
+  });
+
+  it('says a pass with open rows is no budget shown broken, and every budget holds only where every row is a certain pass', () => {
+    expect(summarize([bench({}), bench({ verdict: 'within-budget' })])).toBe('pass: every budget holds (1 within budget, 1 unchanged)');
+    expect(summarize([bench({}), bench({ verdict: 'inconclusive' })])).toBe(
+      'pass: no budget shown broken, some left open (1 inconclusive, 1 unchanged)',
+    );
+    expect(summarize([bench({ verdict: 'regression' }), bench({ verdict: 'inconclusive' })])).toMatch(/^fail: /);
+  });
+
+  it("marks an early look's coarse estimate in the terminal row, as in the markdown one", () => {
+    const coarse = bench({
+      verdict: 'regression',
+      coarse: true,
+      change: { estimate: -0.575, low: -0.663, high: -0.463, confidence: 0.997 },
+    });
+    expect(terminalRow(renderTerminal(report([coarse]), { color: false, width: 140 }), /✗ regression/).join(' ')).toContain('(coarse)');
+    expect(markdownRow(renderMarkdown(report([coarse])), /regression/).join(' ')).toContain('(coarse)');
+    expect(
+      terminalRow(renderTerminal(report([bench({ verdict: 'regression' })]), { color: false, width: 140 }), /✗ regression/).join(' '),
+    ).not.toContain('coarse');
   });
 
   it('puts regressions first and uses colour only when asked', () => {
@@ -566,10 +607,14 @@ describe('a counts-mode row (micro.measure: counts)', () => {
     // The "How to read this" of a counted run says what its rows are, not time mode's alternation.
     expect(markdown).toContain('Counted rows were counted, not timed');
     expect(markdown).not.toContain('alternating short timed blocks');
+    // Its header names no unit its cells do not have: the cells say instr.
+    expect(markdown).toMatch(/\| \| Benchmark \| Base \| Head \| Change/);
+    expect(markdown).not.toContain('ops/s');
   });
 
   it('keeps time rows as they were beside no counts', () => {
     const markdown = renderMarkdown(report([bench({})]));
+    expect(markdown).toMatch(/\| \| Benchmark \| Base ops\/s \| Head ops\/s \| Change/);
     expect(markdown).toContain('alternating short timed blocks');
     expect(markdown).not.toContain('instr');
   });

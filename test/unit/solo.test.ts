@@ -131,6 +131,8 @@ describe('a verdict read from both intervals where the solo interval lies apart 
       verdict,
       change,
       note: 'confirmed',
+      rounds: Array.from({ length: 12 }, () => change.estimate),
+      resolvable: 0.03,
     }) as unknown as ReportBenchmark;
   const samples = (base: number[], head: number[]) => samplesOf('bench/parse.bench.js > skipEmptyLines', base, head);
 
@@ -153,6 +155,28 @@ describe('a verdict read from both intervals where the solo interval lies apart 
     // The report's table shows the shared process's own interval beside the solo one.
     const sections = soloSections([judged], { processes: 12, durationMs: 10_000 });
     expect(sections.rows[0]!.slice(1, 3)).toEqual(['-11.1% [-16.3%, -5.8%]', expect.stringMatching(/^-1\.\d% \[/)]);
+  });
+
+  it('says no more resolution than the span printed beside it shows, and its warning from that figure', () => {
+    // Shared: 10.5 points wide, resolves 3% (under the 5% budget: no warning). The span with the solo interval is wider.
+    const judged = judgedWithSolo(
+      { ...bench('regression'), warning: 'the columns note' },
+      samples(around(1000, 12, 0.01), around(985, 12, 0.01)),
+    );
+    const { low, high } = judged.change!;
+    const half = (Math.log1p(high) - Math.log1p(low)) / 2;
+    // At least the span's half-width (the power term only adds to it).
+    expect(judged.resolvable).toBeGreaterThan(Math.expm1(half));
+    expect(judged.resolvable).toBeGreaterThan(0.05);
+    // The warning names the new figure, parsed back from its text, and keeps the other parts.
+    const said = /resolves beyond it \(≈([\d.]+)% with 12 rounds\)/.exec(judged.warning ?? '');
+    expect(said).not.toBeNull();
+    expect(Number(said![1]) / 100).toBeCloseTo(judged.resolvable!, 2);
+    expect(judged.warning).toMatch(/^the columns note; budget 5% is below/);
+    // A check that keeps the shared interval keeps its figure.
+    const kept = judgedWithSolo(bench('regression'), samples(around(1000, 12, 0.01), around(890, 12, 0.01)));
+    expect(kept.change).toEqual(shared);
+    expect(kept.resolvable).toBe(0.03);
   });
 
   it('keeps a regression both kinds of process put beyond the budget, and a pass both put inside it', () => {

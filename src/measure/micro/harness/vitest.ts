@@ -69,7 +69,7 @@ export class VitestHarness implements Harness {
     const plain = describeWith(false);
     const only = describeWith(true);
     const describe: VitestApi = Object.assign(plain, {
-      only: Object.assign(only, { each: eachOf(only, true), for: eachOf(only, false) }),
+      only: Object.assign(only, { each: eachOf(only, true), for: eachOf(only, false), skip: SKIPPED, todo: SKIPPED }),
       skip: SKIPPED,
       todo: SKIPPED,
       skipIf: (condition: unknown) => (condition ? SKIPPED : describe),
@@ -77,15 +77,15 @@ export class VitestHarness implements Harness {
       each: eachOf(plain, true),
       for: eachOf(plain, false),
     });
-    // Flags of how vitest schedules a suite's tests: benches run one at a time whatever they say.
+    // Flags of how vitest schedules a suite's tests: benches run one at a time whatever they say (in any order of the
+    // chain: describe.concurrent.only, describe.only.concurrent).
     Object.assign(describe, { concurrent: describe, sequential: describe, shuffle: describe });
+    const describeOnly = (describe as { only: object }).only;
+    Object.assign(describeOnly, { concurrent: describeOnly, sequential: describeOnly, shuffle: describeOnly });
     const hook = (kind: keyof VitestHooks) => (fn: Hook) => void root()[kind].push(fn);
-    const test = Object.assign(() => undefined, {
-      only: () => undefined,
-      skip: () => undefined,
-      todo: () => undefined,
-      each: () => () => undefined,
-    });
+    // Tests in a bench file are not run by vitest bench: every form of test/it (test.each(cases)(...), test.skipIf(x)(...),
+    // test.concurrent.only(...)) declares nothing.
+    const test = IGNORED;
     const unavailable = (what: string) =>
       new Proxy(() => undefined, {
         get: () => {
@@ -226,8 +226,26 @@ function resolveFrom(file: string, specifier: string): string | undefined {
 
 type VitestApi = object;
 
-/** `bench.skip`, `describe.todo`, ...: declares nothing, in each of its forms (`describe.skip.each(cases)(...)`). */
-const SKIPPED = Object.assign(() => undefined, { each: () => () => undefined, for: () => () => undefined });
+/**
+ * `bench.skip`, `describe.todo`, ...: declares nothing, in each of its forms (`describe.skip.each(cases)(...)`) and with
+ * any of vitest's modifiers after it (`describe.skip.concurrent(...)`, `describe.todo.skip`).
+ */
+const SKIPPED: object = Object.assign(() => undefined, { each: () => () => undefined, for: () => () => undefined });
+Object.assign(SKIPPED, {
+  skip: SKIPPED,
+  only: SKIPPED,
+  todo: SKIPPED,
+  concurrent: SKIPPED,
+  sequential: SKIPPED,
+  shuffle: SKIPPED,
+  skipIf: () => SKIPPED,
+  runIf: () => SKIPPED,
+});
+
+/** A call or chain that declares nothing, whatever its form (a `test` in a bench file); never a thenable. */
+const IGNORED: object = new Proxy(() => IGNORED, {
+  get: (_target, property) => (property === 'then' || typeof property === 'symbol' ? undefined : IGNORED),
+});
 
 /**
  * vitest's `describe.each(cases)(name, fn)` (spread: an array case is spread into fn's arguments when every case is
@@ -286,8 +304,12 @@ export function eachTitle(template: string, items: readonly unknown[], index: nu
 function supported<T extends object>(api: T, name: string): T {
   return new Proxy(api, {
     get(target, property, receiver) {
-      if (typeof property === 'symbol' || property in target) return Reflect.get(target, property, receiver) as unknown;
-      throw new Error(`benchgate runs vitest bench files without vitest: '${name}.${property}' is not supported in them`);
+      if (typeof property === 'symbol') return Reflect.get(target, property, receiver) as unknown;
+      if (!(property in target))
+        throw new Error(`benchgate runs vitest bench files without vitest: '${name}.${property}' is not supported in them`);
+      const value = Reflect.get(target, property, receiver) as unknown;
+      // A member of the chain (describe.skip, bench.only) answers the same way for what follows it.
+      return typeof value === 'function' && Object.hasOwn(target, property) ? supported(value, `${name}.${property}`) : value;
     },
   });
 }
