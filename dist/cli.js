@@ -77058,13 +77058,20 @@ async function runStep(step, command, cwd, { label: label2, describe: describe2 
   const result = await runShell(command, { cwd, timeoutMs: limit });
   if (result.code !== 0) {
     const how = result.timedOut ? `did not finish within install-timeout (${formatDuration(limit)}) and was killed` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+    const tail = result.tail.lines(20);
+    const hint = installHint(command, tail);
     throw new UserError(
-      `The ${step} of ${describe2} failed: \`${command}\` ${how} in ${cwd}.
+      `The ${step} of ${describe2} failed: \`${command}\` ${how} in ${cwd}.${hint ? ` ${hint}` : ""}
 Last lines of its output:
-${indent(result.tail.lines(20))}`
+${indent(tail)}`
     );
   }
   options.log(`${step} ${label2}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
+}
+function installHint(command, output) {
+  if (/^corepack\b/.test(command) && /no compatible signature|signature.*(?:mismatch|verif)/i.test(output))
+    return "corepack could not verify the package manager's signature: update corepack (npm install -g corepack@latest), or, behind a registry mirror you trust that serves no signatures, set COREPACK_INTEGRITY_KEYS=0 in the environment.";
+  return void 0;
 }
 async function installPackages(revision, options, describe2) {
   if (revision.worktree === void 0) {
@@ -79205,9 +79212,9 @@ function compareFailed(report2) {
 function gatedElsewhere(comparison) {
   const { cpu, change } = comparison;
   if (comparison.gatedOn !== "cpu" || !cpu || !change) return void 0;
-  if (decide(change, comparison.budget) === cpu.verdict) return void 0;
+  if (comparison.verdict !== cpu.verdict || decide(change, comparison.budget) === cpu.verdict) return void 0;
   const interval = (c) => `${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}]`;
-  return `its verdict is read from requests per CPU-second, ${interval(cpu.change)} (${verdictWord(cpu.verdict)}), which spreads less than requests/s, the row's ${interval(change)}`;
+  return `its verdict is read from requests per CPU-second, ${interval(cpu.change)} (${verdictWord(cpu.verdict)}), the figure this load test is gated on (its details say why), not from requests/s, the row's ${interval(change)}`;
 }
 function runVerdict(benchmarks) {
   if (benchmarks.some((b) => b.verdict === "error" || b.verdict === "unmeasured")) return "error";
@@ -89768,7 +89775,8 @@ function analyze(benchmarks, options) {
       regressionP,
       ...measured.groups && !early ? { groups: measured.groups } : {},
       ...gatedOn ? { gatedOn } : {},
-      ...earlyStands || earlyCpu ? { decidedEarly: true } : {},
+      // Decided early where that decision stands: the gated figure's (a CPU-gated load test's is set once judged, below).
+      ...gatedOn !== "cpu" && earlyStands ? { decidedEarly: true } : {},
       ...early ? { coarse: true } : {}
     };
     let cpu;
@@ -89787,6 +89795,7 @@ function analyze(benchmarks, options) {
         perCpu
       );
       if (!earlyCpu) sayGroups(regular.groups, "requests per CPU-second's");
+      if (gatedOn === "cpu" && earlyCpu?.verdict === verdict2) result.decidedEarly = true;
       cpu = {
         change: cpuChange,
         verdict: verdict2,
@@ -89862,7 +89871,7 @@ function budgetedFigures(benchmarks, latencyBudgetFor) {
 }
 function decidedEarlyNote(change, whose, rounds) {
   const interval = `${pct(change.estimate)} [${pct(change.low)}, ${pct(change.high)}]`;
-  return `decided at the early look: ${whose} first ${rounds} rounds put the whole interval (${interval}, a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget: the verdict is safe at that level, the estimate is coarse (3 rounds: "coarse" in the JSON and the PR comment): quote it with its interval, or compare again with more rounds for a precise one`;
+  return `decided at the early look: ${whose} first ${rounds} rounds put the whole interval (${interval}, a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget: the verdict is safe at that level, the estimate is coarse (3 rounds: marked "(coarse)" in the table, "coarse" in the JSON): quote it with its interval, or compare again with more rounds for a precise one`;
 }
 function tooFewRounds(rounds, first) {
   return `measured in ${rounds} of the ${first.rounds} rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: ${first.hint}`;
@@ -93265,7 +93274,7 @@ var report_schema_default = {
         },
         coarse: {
           type: "boolean",
-          description: `The change is an early look's (3 rounds, a t interval: stats/early.ts): a safe verdict, a coarse estimate. The table marks it "(coarse)".`
+          description: `The change's estimate is an early look's (3 rounds, a t interval: stats/early.ts): a coarse estimate. Its interval is the early look's (a safe verdict), or, where fresh rounds did not show its regression again, the span of both groups' intervals. The table marks it "(coarse)".`
         },
         resolvable: {
           type: [
@@ -93356,7 +93365,7 @@ var report_schema_default = {
         },
         counts: {
           $ref: "#/definitions/CountFigures",
-          description: "Counts mode (micro.measure: counts): instructions per call at each revision, the mean over its seeds (each seed a process under callgrind), with each seed's figure. base/head are then null: nothing was timed. The change is in calls per instruction (fewer instructions a call reads as faster), its rounds one per seed."
+          description: "Counts mode (micro.measure: counts): instructions per call at each revision, the geometric mean over its seeds (each seed a process under callgrind; head's is base's moved by the change), with each seed's figure. base/head are then null: nothing was timed. The change is in calls per instruction (fewer instructions a call reads as faster), its rounds one per seed."
         },
         beside: {
           $ref: "#/definitions/Beside",

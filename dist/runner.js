@@ -1778,14 +1778,16 @@ var VitestHarness = class {
       const suite = root();
       this.addVitest(suite, String(name), fn, options ?? {}, only2 || suite.only);
     };
+    const benchOnly = (name, fn, options) => register2(name, fn, options, true);
+    const benchSkipped = skippedWith(benchOnly);
     const bench = Object.assign(
       (name, fn, options) => register2(name, fn, options, false),
       {
-        only: (name, fn, options) => register2(name, fn, options, true),
-        skip: SKIPPED,
-        todo: SKIPPED,
-        skipIf: (condition) => condition ? SKIPPED : bench,
-        runIf: (condition) => condition ? bench : SKIPPED
+        only: benchOnly,
+        skip: benchSkipped,
+        todo: benchSkipped,
+        skipIf: (condition) => condition ? benchSkipped : bench,
+        runIf: (condition) => condition ? bench : benchSkipped
       }
     );
     const collect2 = async (suite) => {
@@ -1812,17 +1814,19 @@ var VitestHarness = class {
     };
     const plain = describeWith(false);
     const only = describeWith(true);
+    const describeOnly = Object.assign(only, { each: eachOf(only, true), for: eachOf(only, false) });
+    Object.assign(describeOnly, { skip: describeOnly, todo: describeOnly });
+    const describeSkipped = skippedWith(describeOnly);
     const describe = Object.assign(plain, {
-      only: Object.assign(only, { each: eachOf(only, true), for: eachOf(only, false), skip: SKIPPED, todo: SKIPPED }),
-      skip: SKIPPED,
-      todo: SKIPPED,
-      skipIf: (condition) => condition ? SKIPPED : describe,
-      runIf: (condition) => condition ? describe : SKIPPED,
+      only: describeOnly,
+      skip: describeSkipped,
+      todo: describeSkipped,
+      skipIf: (condition) => condition ? describeSkipped : describe,
+      runIf: (condition) => condition ? describe : describeSkipped,
       each: eachOf(plain, true),
       for: eachOf(plain, false)
     });
     Object.assign(describe, { concurrent: describe, sequential: describe, shuffle: describe });
-    const describeOnly = describe.only;
     Object.assign(describeOnly, { concurrent: describeOnly, sequential: describeOnly, shuffle: describeOnly });
     const hook = (kind) => (fn) => void root()[kind].push(fn);
     const test = IGNORED;
@@ -1933,17 +1937,19 @@ function resolveFrom(file, specifier) {
     return void 0;
   }
 }
-var SKIPPED = Object.assign(() => void 0, { each: () => () => void 0, for: () => () => void 0 });
-Object.assign(SKIPPED, {
-  skip: SKIPPED,
-  only: SKIPPED,
-  todo: SKIPPED,
-  concurrent: SKIPPED,
-  sequential: SKIPPED,
-  shuffle: SKIPPED,
-  skipIf: () => SKIPPED,
-  runIf: () => SKIPPED
-});
+function skippedWith(only) {
+  const skipped = Object.assign(() => void 0, { each: () => () => void 0, for: () => () => void 0 });
+  return Object.assign(skipped, {
+    skip: skipped,
+    todo: skipped,
+    concurrent: skipped,
+    sequential: skipped,
+    shuffle: skipped,
+    skipIf: () => skipped,
+    runIf: () => skipped,
+    only
+  });
+}
 var IGNORED = new Proxy(() => IGNORED, {
   get: (_target, property) => property === "then" || typeof property === "symbol" ? void 0 : IGNORED
 });

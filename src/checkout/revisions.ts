@@ -203,11 +203,28 @@ async function runStep(
       : result.signal
         ? `was killed by ${result.signal}`
         : `exited with code ${result.code}`;
+    const tail = result.tail.lines(20);
+    const hint = installHint(command, tail);
     throw new UserError(
-      `The ${step} of ${describe} failed: \`${command}\` ${how} in ${cwd}.\nLast lines of its output:\n${indent(result.tail.lines(20))}`,
+      `The ${step} of ${describe} failed: \`${command}\` ${how} in ${cwd}.${hint ? ` ${hint}` : ''}\nLast lines of its output:\n${indent(tail)}`,
     );
   }
   options.log(`${step} ${label}: done in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+}
+
+/**
+ * What to do about an install that failed for a reason outside the project, where its output says which. corepack
+ * checks the package manager it downloads against npm's signing keys; a corepack older than the keys the registry now
+ * signs with, or a registry mirror that serves no signatures, stops it with "No compatible signature found" and a
+ * stack trace of its own (rou3, ohash and destr here, pnpm through corepack 0.34 and this machine's registry).
+ */
+export function installHint(command: string, output: string): string | undefined {
+  if (/^corepack\b/.test(command) && /no compatible signature|signature.*(?:mismatch|verif)/i.test(output))
+    return (
+      "corepack could not verify the package manager's signature: update corepack (npm install -g corepack@latest), " +
+      'or, behind a registry mirror you trust that serves no signatures, set COREPACK_INTEGRITY_KEYS=0 in the environment.'
+    );
+  return undefined;
 }
 
 /**

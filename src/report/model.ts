@@ -57,8 +57,9 @@ export interface ReportBenchmark {
    */
   regressionP?: number;
   /**
-   * The change is an early look's (3 rounds, a t interval: stats/early.ts): a safe verdict, a coarse estimate. The
-   * table marks it "(coarse)".
+   * The change's estimate is an early look's (3 rounds, a t interval: stats/early.ts): a coarse estimate. Its
+   * interval is the early look's (a safe verdict), or, where fresh rounds did not show its regression again, the span
+   * of both groups' intervals. The table marks it "(coarse)".
    */
   coarse?: boolean;
   /**
@@ -95,9 +96,10 @@ export interface ReportBenchmark {
   /** compare --solo-check: the change with each revision alone in fresh processes, beside this (shared-process) one. */
   solo?: SoloComparison;
   /**
-   * Counts mode (micro.measure: counts): instructions per call at each revision, the mean over its seeds (each seed a
-   * process under callgrind), with each seed's figure. base/head are then null: nothing was timed. The change is in
-   * calls per instruction (fewer instructions a call reads as faster), its rounds one per seed.
+   * Counts mode (micro.measure: counts): instructions per call at each revision, the geometric mean over its seeds
+   * (each seed a process under callgrind; head's is base's moved by the change), with each seed's figure. base/head are
+   * then null: nothing was timed. The change is in calls per instruction (fewer instructions a call reads as faster),
+   * its rounds one per seed.
    */
   counts?: CountFigures;
   /**
@@ -273,12 +275,13 @@ export function compareFailed(report: Pick<Report, 'error' | 'benchmarks'>): boo
 function gatedElsewhere(comparison: Comparison): string | undefined {
   const { cpu, change } = comparison;
   if (comparison.gatedOn !== 'cpu' || !cpu || !change) return undefined;
-  if (decide(change, comparison.budget) === cpu.verdict) return undefined;
+  // Only where the CPU figure's word is the row's (a guard's regression or a latency budget may decide it instead).
+  if (comparison.verdict !== cpu.verdict || decide(change, comparison.budget) === cpu.verdict) return undefined;
   const interval = (c: { estimate: number; low: number; high: number }) =>
     `${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}]`;
   return (
-    `its verdict is read from requests per CPU-second, ${interval(cpu.change)} (${verdictWord(cpu.verdict)}), which spreads ` +
-    `less than requests/s, the row's ${interval(change)}`
+    `its verdict is read from requests per CPU-second, ${interval(cpu.change)} (${verdictWord(cpu.verdict)}), the figure ` +
+    `this load test is gated on (its details say why), not from requests/s, the row's ${interval(change)}`
   );
 }
 

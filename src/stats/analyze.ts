@@ -66,7 +66,10 @@ export interface Comparison {
    * interval beyond (or within) the budget at the early look's share (a regression is still confirmed).
    */
   decidedEarly?: boolean | undefined;
-  /** The change shown is the early look's 3-round interval: a safe verdict, a coarse estimate. */
+  /**
+   * The change's estimate is the early look's, from 3 rounds: coarse. Its interval is the early look's (a safe verdict),
+   * or the span of both groups' where fresh rounds did not show its regression again.
+   */
   coarse?: boolean | undefined;
   /**
    * A `regression` whose failing figures were never shown again in fresh rounds: the time limit cut the first group
@@ -392,7 +395,8 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       regressionP,
       ...(measured.groups && !early ? { groups: measured.groups } : {}),
       ...(gatedOn ? { gatedOn } : {}),
-      ...(earlyStands || earlyCpu ? { decidedEarly: true } : {}),
+      // Decided early where that decision stands: the gated figure's (a CPU-gated load test's is set once judged, below).
+      ...(gatedOn !== 'cpu' && earlyStands ? { decidedEarly: true } : {}),
       ...(early ? { coarse: true } : {}),
     };
     let cpu: CpuComparison | undefined;
@@ -411,6 +415,7 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
         perCpu,
       )!;
       if (!earlyCpu) sayGroups(regular.groups, "requests per CPU-second's");
+      if (gatedOn === 'cpu' && earlyCpu?.verdict === verdict) result.decidedEarly = true;
       cpu = {
         change: cpuChange,
         verdict,
@@ -508,7 +513,7 @@ function decidedEarlyNote(change: Change, whose: string, rounds: number): string
   return (
     `decided at the early look: ${whose} first ${rounds} rounds put the whole interval ` +
     `(${interval}, a t interval at ${(100 * change.confidence).toFixed(2)}%) on one side of the budget: the verdict is safe at that level, ` +
-    'the estimate is coarse (3 rounds: "coarse" in the JSON and the PR comment): ' +
+    'the estimate is coarse (3 rounds: marked "(coarse)" in the table, "coarse" in the JSON): ' +
     'quote it with its interval, or compare again with more rounds for a precise one'
   );
 }

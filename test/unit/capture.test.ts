@@ -429,13 +429,29 @@ it.concurrent.only('a third', () => {})
 describe('outside', () => { bench('not run', () => 0) })
 describe.only.concurrent('inside', () => { bench('run', () => 1) })
 `,
+        // only wins over skip in vitest, in either order.
+        'src/skip-only.bench.ts': `import { bench, describe } from 'vitest'
+describe('outside', () => { bench('not run', () => 0) })
+describe.skip.only('only wins', () => { bench('run', () => 1) })
+describe.only.skip('either order', () => { bench('also run', () => 1) })
+`,
+        'src/bench-skip-only.bench.ts': `import { bench, describe } from 'vitest'
+describe('s', () => { bench('a', () => 0); bench.skip.only('b', () => 1) })
+`,
         'src/unsupported.bench.ts': `import { bench } from 'vitest'\n(bench as any).each([1])('x %i', () => 1)\n`,
         'src/table.bench.ts':
           "import { describe, bench } from 'vitest'\ndescribe.each`a | b\n${1} | ${2}`('t', () => bench('x', () => 1))\n",
       },
       { type: 'module' },
     );
-    const { files } = await runner(root, ['src/each.bench.ts', 'src/unsupported.bench.ts', 'src/table.bench.ts', 'src/only.bench.ts']);
+    const { files } = await runner(root, [
+      'src/each.bench.ts',
+      'src/unsupported.bench.ts',
+      'src/table.bench.ts',
+      'src/only.bench.ts',
+      'src/skip-only.bench.ts',
+      'src/bench-skip-only.bench.ts',
+    ]);
     expect(files[0]!.error).toBeUndefined();
     expect(files[0]!.tasks).toEqual([
       'size 1 (one) #0 > one1',
@@ -451,6 +467,8 @@ describe.only.concurrent('inside', () => { bench('run', () => 1) })
     // describe.only with a modifier after it: only its suite, as vitest runs it.
     expect(files[3]!.error).toBeUndefined();
     expect(files[3]!.tasks).toEqual(['inside > run']);
+    expect(files[4]!.tasks).toEqual(['only wins > run', 'either order > also run']);
+    expect(files[5]!.tasks).toEqual(['s > b']);
     // A member vitest has but we do not provide is named, not a raw "is not a function"; so is a template table.
     expect(files[1]!.error).toMatch(/'bench\.each' is not supported/);
     expect(files[1]!.error).not.toMatch(/is not a function/);

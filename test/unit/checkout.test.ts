@@ -299,6 +299,22 @@ describe('installing and building', () => {
     expect(worktrees(repo)).toEqual([]);
     expect(existsSync(path.dirname(base))).toBe(false);
   });
+
+  it("says what to do when corepack cannot verify the package manager it fetches, before corepack's own stack", async () => {
+    const repo = repository();
+    // corepack's own failure (an older corepack, or a mirror that serves no signatures), as rou3's pnpm install read it.
+    const install =
+      'corepack --version > /dev/null 2>&1; echo "Error: No compatible signature found in package metadata" >&2; ' +
+      'echo "    at verifySignature (corepack.cjs:21999:63)" >&2; exit 1';
+    const error = await failure(checkOut({ cwd: repo, install }));
+    expect(error).toBeInstanceOf(UserError);
+    const [first] = error.message.split('\n');
+    expect(first).toMatch(/exited with code 1 in .*\. corepack could not verify the package manager's signature: update corepack/);
+    expect(first).toContain('COREPACK_INTEGRITY_KEYS=0');
+    // The same output from a command that is not corepack's is not explained as corepack's.
+    const other = await failure(checkOut({ cwd: repository(), install: install.replace('corepack --version', 'true') }));
+    expect(other.message).not.toContain('corepack could not verify');
+  });
 });
 
 describe('installs reused', () => {

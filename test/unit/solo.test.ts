@@ -5,7 +5,7 @@ import { judgedWithSolo } from '../../src/report/solo-verdict.js';
 import { soloSections } from '../../src/report/solo-sections.js';
 import { levelsText } from '../../src/report/levels.js';
 import type { BenchmarkSamples } from '../../src/measure/types.js';
-import type { ReportBenchmark } from '../../src/report/model.js';
+import { resolutionSentence, type ReportBenchmark } from '../../src/report/model.js';
 
 /** One benchmark's solo samples: each revision's processes' ops/s. */
 const samplesOf = (id: string, base: number[], head: number[]): BenchmarkSamples => ({
@@ -173,6 +173,19 @@ describe('a verdict read from both intervals where the solo interval lies apart 
     expect(said).not.toBeNull();
     expect(Number(said![1]) / 100).toBeCloseTo(judged.resolvable!, 2);
     expect(judged.warning).toMatch(/^the columns note; budget 5% is below/);
+    // A row that had the warning already (a pass beside a resolution over its budget): the old sentence is said again
+    // from the new figure, once, and the other parts stay.
+    const flat = { estimate: 0.002, low: -0.01, high: 0.015, confidence: 0.998 };
+    const before = resolutionSentence(0.06, 0.05, 'unchanged', 12)!;
+    const wide = judgedWithSolo(
+      { ...bench('unchanged', flat), resolvable: 0.06, warning: `the columns note; ${before}; another part` },
+      samples(around(1000, 12, 0.005), around(1200, 12, 0.005)),
+    );
+    expect(wide.verdict).toBe('within-budget');
+    expect(wide.resolvable).toBeGreaterThan(0.06);
+    expect(wide.warning!.split('resolves beyond it')).toHaveLength(2);
+    expect(wide.warning).not.toContain(before);
+    expect(wide.warning).toBe(`the columns note; another part; ${resolutionSentence(wide.resolvable, 0.05, 'within-budget', 12)}`);
     // A check that keeps the shared interval keeps its figure.
     const kept = judgedWithSolo(bench('regression'), samples(around(1000, 12, 0.01), around(890, 12, 0.01)));
     expect(kept.change).toEqual(shared);

@@ -30,14 +30,16 @@ export class VitestHarness implements Harness {
       const suite = root();
       this.addVitest(suite, String(name), fn as Fn, options ?? {}, only || suite.only);
     };
+    const benchOnly = (name: unknown, fn?: unknown, options?: VitestBenchOptions) => register(name, fn, options, true);
+    const benchSkipped = skippedWith(benchOnly);
     const bench: VitestApi = Object.assign(
       (name: unknown, fn?: unknown, options?: VitestBenchOptions) => register(name, fn, options, false),
       {
-        only: (name: unknown, fn?: unknown, options?: VitestBenchOptions) => register(name, fn, options, true),
-        skip: SKIPPED,
-        todo: SKIPPED,
-        skipIf: (condition: unknown) => (condition ? SKIPPED : bench),
-        runIf: (condition: unknown) => (condition ? bench : SKIPPED),
+        only: benchOnly,
+        skip: benchSkipped,
+        todo: benchSkipped,
+        skipIf: (condition: unknown) => (condition ? benchSkipped : bench),
+        runIf: (condition: unknown) => (condition ? bench : benchSkipped),
       },
     );
     // As vitest collects: describe() only registers its factory; factories run after the file has loaded,
@@ -68,19 +70,22 @@ export class VitestHarness implements Harness {
       };
     const plain = describeWith(false);
     const only = describeWith(true);
+    // only wins over skip and todo in vitest, in either order: describe.only.skip(...) runs, alone.
+    const describeOnly: object = Object.assign(only, { each: eachOf(only, true), for: eachOf(only, false) });
+    Object.assign(describeOnly, { skip: describeOnly, todo: describeOnly });
+    const describeSkipped = skippedWith(describeOnly);
     const describe: VitestApi = Object.assign(plain, {
-      only: Object.assign(only, { each: eachOf(only, true), for: eachOf(only, false), skip: SKIPPED, todo: SKIPPED }),
-      skip: SKIPPED,
-      todo: SKIPPED,
-      skipIf: (condition: unknown) => (condition ? SKIPPED : describe),
-      runIf: (condition: unknown) => (condition ? describe : SKIPPED),
+      only: describeOnly,
+      skip: describeSkipped,
+      todo: describeSkipped,
+      skipIf: (condition: unknown) => (condition ? describeSkipped : describe),
+      runIf: (condition: unknown) => (condition ? describe : describeSkipped),
       each: eachOf(plain, true),
       for: eachOf(plain, false),
     });
     // Flags of how vitest schedules a suite's tests: benches run one at a time whatever they say (in any order of the
     // chain: describe.concurrent.only, describe.only.concurrent).
     Object.assign(describe, { concurrent: describe, sequential: describe, shuffle: describe });
-    const describeOnly = (describe as { only: object }).only;
     Object.assign(describeOnly, { concurrent: describeOnly, sequential: describeOnly, shuffle: describeOnly });
     const hook = (kind: keyof VitestHooks) => (fn: Hook) => void root()[kind].push(fn);
     // Tests in a bench file are not run by vitest bench: every form of test/it (test.each(cases)(...), test.skipIf(x)(...),
@@ -228,19 +233,22 @@ type VitestApi = object;
 
 /**
  * `bench.skip`, `describe.todo`, ...: declares nothing, in each of its forms (`describe.skip.each(cases)(...)`) and with
- * any of vitest's modifiers after it (`describe.skip.concurrent(...)`, `describe.todo.skip`).
+ * any of vitest's modifiers after it (`describe.skip.concurrent(...)`, `describe.todo.skip`), except `only`, which wins
+ * over skip and todo in vitest (`describe.skip.only(...)` runs, alone): `only` is the API's own only.
  */
-const SKIPPED: object = Object.assign(() => undefined, { each: () => () => undefined, for: () => () => undefined });
-Object.assign(SKIPPED, {
-  skip: SKIPPED,
-  only: SKIPPED,
-  todo: SKIPPED,
-  concurrent: SKIPPED,
-  sequential: SKIPPED,
-  shuffle: SKIPPED,
-  skipIf: () => SKIPPED,
-  runIf: () => SKIPPED,
-});
+function skippedWith(only: object): object {
+  const skipped: object = Object.assign(() => undefined, { each: () => () => undefined, for: () => () => undefined });
+  return Object.assign(skipped, {
+    skip: skipped,
+    todo: skipped,
+    concurrent: skipped,
+    sequential: skipped,
+    shuffle: skipped,
+    skipIf: () => skipped,
+    runIf: () => skipped,
+    only,
+  });
+}
 
 /** A call or chain that declares nothing, whatever its form (a `test` in a bench file); never a thenable. */
 const IGNORED: object = new Proxy(() => IGNORED, {
