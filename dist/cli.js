@@ -89211,11 +89211,16 @@ async function loadInventory(sides, options) {
   );
 }
 var MISSING_PACKAGE = /Cannot find (?:package|module) '((?:@[^/'\s]+\/)?[^./'\s][^/'\s]*)(?:\/[^'\s]*)?'/;
+function missingPackage(error, root) {
+  const name2 = error ? MISSING_PACKAGE.exec(error)?.[1] : void 0;
+  if (!name2) return void 0;
+  return existsSync8(path15.join(root, name2)) && !existsSync8(path15.join(root, "node_modules", name2)) ? void 0 : name2;
+}
 function assertInstalled(inventory, install) {
   for (const { revision, files } of inventory) {
     const missing = files.flatMap((file) => {
-      const match = file.error ? MISSING_PACKAGE.exec(file.error) : null;
-      return match && !packageFound(revision.root, file.file, match[1]) ? [{ file: file.file, name: match[1] }] : [];
+      const name2 = missingPackage(file.error, revision.root);
+      return name2 && !packageFound(revision.root, file.file, name2) ? [{ file: file.file, name: name2 }] : [];
     });
     if (missing.length === 0) continue;
     const names = [...new Set(missing.map((m) => m.name))];
@@ -89231,7 +89236,7 @@ function withInstallHints(inventory, install) {
   return inventory.map(({ revision, files }) => ({
     revision,
     files: files.map((file) => {
-      const name2 = file.error ? MISSING_PACKAGE.exec(file.error)?.[1] : void 0;
+      const name2 = missingPackage(file.error, revision.root);
       if (!name2 || revision.worktree !== void 0) return file;
       const [own] = benchPackages(revision.root, [file.file]);
       const command = installCommand(revision, install);

@@ -1133,7 +1133,7 @@ function describeThrown(thrown, root) {
 function withinProject(message, root) {
   if (!root) return message;
   const text = message.split(`${pathToFileURL(root).href}/`).join("").split(`${root}/`).join("");
-  return /Cannot find (module|package) '(dist|build|lib|out|\.build)\//.test(text) ? `${text} (the build's output is missing at this revision: set build in benchgate.yml, e.g. build: npm run build)` : text;
+  return /Cannot find (module|package) '(?:[^'\s]*\/node_modules\/(?:@[^/'\s]+\/)?[^/'\s]+\/)?(dist|build|lib|out|\.build)\//.test(text) ? `${text} (the build's output is missing at this revision: set build in benchgate.yml, e.g. build: npm run build)` : text;
 }
 function withoutGraph(location) {
   return location.replace(new RegExp(`[?&]${GRAPH_PARAMETER}=\\d+`, "g"), "");
@@ -1547,7 +1547,7 @@ function uniqueNames(tasks) {
   });
 }
 function ownName(name) {
-  return name.replace(/ \(\d+\)$/, "").replace(/\.+$/, "");
+  return name.replace(/ \(\d+\)$/, "").split(" > ").map((part) => part.replace(/\.+$/, "")).join(" > ");
 }
 function trimmedName(name) {
   return String(name).trimEnd() || String(name);

@@ -530,6 +530,16 @@ describe('s', () => { bench('a', () => 0); bench.skip.only('b', () => 1) })
     expect(files[0]!.error).not.toContain(root);
   });
 
+  it("says a build's output is missing where a bench package links the unbuilt project (dequal's bench/, file:../)", async () => {
+    const root = project({
+      'bench/node_modules/linked/package.json': JSON.stringify({ name: 'linked', main: 'dist/index.js' }),
+      'bench/index.js': "require('linked')\nconst { Suite } = require('benchmark')\nnew Suite().add('x', () => 1).run()\n",
+    });
+    const { files } = await runner(root, ['bench/index.js']);
+    expect(files[0]!.error).toContain("Cannot find module 'bench/node_modules/linked/dist/index.js'");
+    expect(files[0]!.error).toContain("the build's output is missing at this revision: set build in benchgate.yml");
+  });
+
   it('runs the tasks of a bare JSON import, and never shows the module graph it was loaded in', async () => {
     const root = project(
       {
@@ -801,6 +811,34 @@ const names = ['patches', 'reads', 'reads 3', 'reads 4', 'reads 5', 'reads more'
     // too, after five that start and exit at once there.
     expect(logOf(root).sort()).toEqual([...names.map((name, i) => `${name} ${i + 1}`), ...names.map((name) => `${name} 1`)].sort());
     expect(isolated.isolated).toMatchObject({ files: ['benchmark/main.js'] });
+  });
+
+  it("measures a worker's suite and task, both padded to the longest scenario, in an isolate of its own", async () => {
+    // fast-json-stringify's benchmark/bench.js: a worker per scenario, `new Bench({ name: padded })` and a task of the
+    // same padded name. The process reads 'formatted date > formatted date' (the padding shared by every worker); an
+    // isolate loads one worker, whose names alone cannot show it is padding: the suite's dots were held against it.
+    const root = project(
+      {
+        'benchmark/thread.mjs': `import { workerData } from 'node:worker_threads'
+import { Bench } from 'tinybench'
+const bench = new Bench({ name: workerData.name, time: 10 })
+const length = workerData.name.length
+bench.add(workerData.name, () => length)
+await bench.run()`,
+        'benchmark/bench.mjs': `import { Worker } from 'node:worker_threads'
+const names = ['formatted date', 'integer', 'long string without double quotes']
+const longest = Math.max(...names.map((name) => name.length))
+for (const name of names)
+  await new Promise((resolve, reject) =>
+    new Worker(new URL('./thread.mjs', import.meta.url), { workerData: { name: name.padEnd(longest + 10, '.') } }).on('exit', resolve).on('error', reject))
+`,
+      },
+      { type: 'module' },
+    );
+    const ids = ['formatted date', 'integer', 'long string without double quotes'].map((name) => `benchmark/bench.mjs > ${name} > ${name}`);
+    const isolated = await runner(root, ['benchmark/bench.mjs'], { isolates: 'workers' });
+    expect(isolated.tasks.map((t) => [t.id, t.error?.message])).toEqual(ids.map((id) => [id, undefined]));
+    expect(isolated.tasks.every((t) => t.head!.opsPerSec > 0)).toBe(true);
   });
 
   it('measures every file in isolates when one changed a builtin as it loaded, and says which', async () => {

@@ -95,4 +95,25 @@ describe('benchgate list before an install', () => {
       `it imports 'tinybench', which is not installed in ${root}: run \`npm install\` there first, then list again`,
     ]);
   });
+
+  it("never reads a path inside the project as a missing package (dequal's bench/ linking the unbuilt project)", async () => {
+    const { assertInstalled } = await import('../../src/measure/micro/inventory.js');
+    const root = project({ 'bench/index.js': "require('dequal')\n", 'bench/node_modules/.keep': '' });
+    const revision = { label: 'head', root, ref: '37c21f6', sha: 'b'.repeat(40), worktree: root } as never;
+    // The load error as withinProject names it: the linked package's main (dist/index.js) is not built.
+    const unbuilt = {
+      revision: 'head' as const,
+      file: 'bench/index.js',
+      tasks: [],
+      error:
+        "Error: Cannot find module 'bench/node_modules/dequal/dist/index.js' (the build's output is missing at this revision: set build in benchgate.yml, e.g. build: npm run build)",
+    };
+    // Not "is not installed: ... 'bench' is not found": the file's own error says what is missing, and why.
+    expect(() => assertInstalled([{ revision, files: [unbuilt] }], undefined)).not.toThrow();
+    // A package that is missing is still called missing.
+    const missing = { ...unbuilt, error: "Error: Cannot find module 'deep-equal'" };
+    expect(() => assertInstalled([{ revision, files: [missing] }], undefined)).toThrow(
+      /head \(37c21f6\) is not installed: bench\/index\.js imports 'deep-equal'/,
+    );
+  });
 });

@@ -66,7 +66,9 @@ function withinProject(message: string, root: string | undefined): string {
     .join('')
     .split(`${root}/`)
     .join('');
-  return /Cannot find (module|package) '(dist|build|lib|out|\.build)\//.test(text)
+  // The build's folder at the project's root, or inside a package linked to the project (dequal's bench/package.json
+  // depends on "file:../", whose main is dist/index.js: 'bench/node_modules/dequal/dist/index.js').
+  return /Cannot find (module|package) '(?:[^'\s]*\/node_modules\/(?:@[^/'\s]+\/)?[^/'\s]+\/)?(dist|build|lib|out|\.build)\//.test(text)
     ? `${text} (the build's output is missing at this revision: set build in benchgate.yml, e.g. build: npm run build)`
     : text;
 }

@@ -44,6 +44,17 @@ export async function loadInventory(
 const MISSING_PACKAGE = /Cannot find (?:package|module) '((?:@[^/'\s]+\/)?[^./'\s][^/'\s]*)(?:\/[^'\s]*)?'/;
 
 /**
+ * The package a load error says is missing, or undefined. Paths inside the project are named relative to it in load
+ * errors ('bench/node_modules/dequal/dist/index.js': a linked package's unbuilt main), which reads like a package
+ * 'bench': a first part that is a folder of the project is such a path, not a package.
+ */
+function missingPackage(error: string | undefined, root: string): string | undefined {
+  const name = error ? MISSING_PACKAGE.exec(error)?.[1] : undefined;
+  if (!name) return undefined;
+  return existsSync(path.join(root, name)) && !existsSync(path.join(root, 'node_modules', name)) ? undefined : name;
+}
+
+/**
  * A bench file whose import of a package does not resolve means the revision is
  * not installed (or its install left it out): measuring would give every
  * benchmark the same import error, round after round. Say so before measuring,
@@ -52,9 +63,9 @@ const MISSING_PACKAGE = /Cannot find (?:package|module) '((?:@[^/'\s]+\/)?[^./'\
 export function assertInstalled(inventory: RevisionInventory[], install: string | false | undefined): void {
   for (const { revision, files } of inventory) {
     const missing = files.flatMap((file) => {
-      const match = file.error ? MISSING_PACKAGE.exec(file.error) : null;
+      const name = missingPackage(file.error, revision.root);
       // A package that is there (a path inside it that is not: dequal's `lodash/isequal`) is the file's own error.
-      return match && !packageFound(revision.root, file.file, match[1]!) ? [{ file: file.file, name: match[1]! }] : [];
+      return name && !packageFound(revision.root, file.file, name) ? [{ file: file.file, name }] : [];
     });
     if (missing.length === 0) continue;
     const names = [...new Set(missing.map((m) => m.name))];
@@ -82,7 +93,7 @@ export function withInstallHints(inventory: RevisionInventory[], install: string
   return inventory.map(({ revision, files }) => ({
     revision,
     files: files.map((file) => {
-      const name = file.error ? MISSING_PACKAGE.exec(file.error)?.[1] : undefined;
+      const name = missingPackage(file.error, revision.root);
       if (!name || revision.worktree !== undefined) return file;
       // A bench file in a package of its own (fast-uri's benchmark/, with tinybench in its package.json): that
       // package is installed too (compare installs it after the project), and the hint names both.

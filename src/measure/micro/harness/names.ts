@@ -50,7 +50,13 @@ export function uniqueNames<T extends NamedTask>(tasks: T[]): T[] {
  * scenario (measure/micro/isolates.ts) checks a task against the one the whole file declared.
  */
 export function ownName(name: string): string {
-  return name.replace(/ \(\d+\)$/, '').replace(/\.+$/, '');
+  // Each part of a 'suite > task' name on its own: a worker's suite is padded as its tasks are (fast-json-stringify's
+  // `new Bench({ name: scenario.padEnd(longest, '.') })`, one scenario a worker, so one suite and no padding alone).
+  return name
+    .replace(/ \(\d+\)$/, '')
+    .split(' > ')
+    .map((part) => part.replace(/\.+$/, ''))
+    .join(' > ');
 }
 
 /** A declared name as the capture keeps it: trailing spaces dropped (a name of only spaces stays as it is). */
