@@ -76476,6 +76476,9 @@ function formatPath(path29, width = 60) {
 function verdictWord(verdict) {
   return verdict === "within-budget" ? "within budget" : verdict;
 }
+function formatInterval(change) {
+  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
+}
 
 // src/gate/run.ts
 import { mkdtempSync as mkdtempSync5, rmSync as rmSync9 } from "node:fs";
@@ -79213,8 +79216,7 @@ function gatedElsewhere(comparison) {
   const { cpu, change } = comparison;
   if (comparison.gatedOn !== "cpu" || !cpu || !change) return void 0;
   if (comparison.verdict !== cpu.verdict || decide(change, comparison.budget) === cpu.verdict) return void 0;
-  const interval = (c) => `${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}]`;
-  return `its verdict is read from requests per CPU-second, ${interval(cpu.change)} (${verdictWord(cpu.verdict)}), the figure this load test is gated on (its details say why), not from requests/s, the row's ${interval(change)}`;
+  return `its verdict is read from requests per CPU-second, ${formatInterval(cpu.change)} (${verdictWord(cpu.verdict)}), the figure this load test is gated on (its details say why), not from requests/s, the row's ${formatInterval(change)}`;
 }
 function runVerdict(benchmarks) {
   if (benchmarks.some((b) => b.verdict === "error" || b.verdict === "unmeasured")) return "error";
@@ -87954,9 +87956,6 @@ function formatChange(benchmark, options = {}) {
 function formatIntervalAt(change) {
   return `${formatInterval(change)}${isFiniteNumber(change.achieved) ? ` at ${formatConfidence(change.achieved)}` : ""}`;
 }
-function formatInterval(change) {
-  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
-}
 function formatSide(benchmark, side2) {
   if (benchmark.counts) {
     const figure = benchmark.counts[side2]?.instructions;
@@ -91565,8 +91564,8 @@ function judgedWithSolo(benchmark, samples) {
   const lost = verdict === benchmark.verdict ? "" : ` (${benchmark.verdict} in the shared process alone)`;
   const apart2 = solo.agreement === "disagrees" ? "apart from" : "on speed levels, its estimate outside";
   const said = `each revision alone in fresh processes reads ${formatInterval(solo.change)}, ${apart2} the shared process's ${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
-  const fromSpan = resolvableFromInterval(change, (1 - change.confidence) / 2);
-  const resolvable = isFiniteNumber(fromSpan) && !(isFiniteNumber(benchmark.resolvable) && benchmark.resolvable >= fromSpan) ? fromSpan : benchmark.resolvable;
+  const raised = honestResolvable(benchmark.resolvable ?? Number.NaN, change, (1 - change.confidence) / 2);
+  const resolvable = isFiniteNumber(raised) ? raised : benchmark.resolvable;
   const rounds = benchmark.rounds.length;
   const before = resolutionSentence(benchmark.resolvable, benchmark.budget, benchmark.verdict, rounds);
   const after = resolutionSentence(resolvable, benchmark.budget, verdict, rounds);

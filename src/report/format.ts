@@ -1,8 +1,8 @@
 import {
   formatBudget,
   formatConfidence,
+  formatInterval,
   formatOps,
-  formatPercent,
   formatShortPercent,
   isFiniteNumber,
   verdictWord,
@@ -22,11 +22,6 @@ export function formatChange(benchmark: ReportBenchmark, options: { markCoarse?:
 /** An interval, with the level it has where too few rounds kept it below its heading's: "… [-97.0%, -93.0%] at 93.8%". */
 export function formatIntervalAt(change: { estimate: number; low: number; high: number; achieved?: number | undefined }): string {
   return `${formatInterval(change)}${isFiniteNumber(change.achieved) ? ` at ${formatConfidence(change.achieved)}` : ''}`;
-}
-
-/** An estimate and its interval: "-12.3% [-14.1%, -10.2%]" (each figure "–" when it is not a number). */
-export function formatInterval(change: { estimate: number; low: number; high: number }): string {
-  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
 }
 
 /** What the run resolves (ReportBenchmark.resolvable): "≈1.4%", "≈12%", or "–" when unknown (too few rounds, no comparison). */
@@ -109,7 +104,7 @@ export function verdictsLegend(verdicts: Iterable<string>): string | undefined {
   return words.length ? words.join('; ') : undefined;
 }
 
-export { verdictWord };
+export { formatInterval, verdictWord };
 
 /** The sentence a verdict stands for, used by both reports. */
 export function explainVerdict(benchmark: ReportBenchmark): string {

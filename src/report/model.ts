@@ -6,7 +6,7 @@ import type { Explanation } from '../explain/run.js';
 import type { NativeCheckInfo, NativeComparison } from './native.js';
 import type { SoloCheckInfo, SoloComparison } from './solo.js';
 import type { ProcessLevels } from '../stats/solo.js';
-import { formatOps, formatPercent, formatShortPercent, isFiniteNumber, verdictWord } from '../util/format.js';
+import { formatInterval, formatOps, formatShortPercent, isFiniteNumber, verdictWord } from '../util/format.js';
 import { beyondBudget, decide } from '../stats/compare.js';
 import { openBecause, reportChange, type ReportChange } from './change.js';
 
@@ -277,11 +277,9 @@ function gatedElsewhere(comparison: Comparison): string | undefined {
   if (comparison.gatedOn !== 'cpu' || !cpu || !change) return undefined;
   // Only where the CPU figure's word is the row's (a guard's regression or a latency budget may decide it instead).
   if (comparison.verdict !== cpu.verdict || decide(change, comparison.budget) === cpu.verdict) return undefined;
-  const interval = (c: { estimate: number; low: number; high: number }) =>
-    `${formatPercent(c.estimate)} [${formatPercent(c.low)}, ${formatPercent(c.high)}]`;
   return (
-    `its verdict is read from requests per CPU-second, ${interval(cpu.change)} (${verdictWord(cpu.verdict)}), the figure ` +
-    `this load test is gated on (its details say why), not from requests/s, the row's ${interval(change)}`
+    `its verdict is read from requests per CPU-second, ${formatInterval(cpu.change)} (${verdictWord(cpu.verdict)}), the figure ` +
+    `this load test is gated on (its details say why), not from requests/s, the row's ${formatInterval(change)}`
   );
 }
 

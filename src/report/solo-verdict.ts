@@ -7,7 +7,7 @@ import type { BenchmarkSamples } from '../measure/types.js';
 import { certainPass, decide } from '../stats/compare.js';
 import { formatInterval } from './format.js';
 import { resolutionSentence, type ReportBenchmark } from './model.js';
-import { resolvableFromInterval } from '../stats/power.js';
+import { honestResolvable } from '../stats/analyze.js';
 import { isFiniteNumber } from '../util/format.js';
 import { soloComparison } from './solo.js';
 
@@ -55,11 +55,8 @@ export function judgedWithSolo(benchmark: ReportBenchmark, samples: BenchmarkSam
     `${formatInterval(shared)}: the verdict is read from both intervals together${lost}`;
   // What the run resolves is never less than the span printed beside it shows (as analyze's own figure): the
   // resolution warning, said from the old figure, is said again from the new one.
-  const fromSpan = resolvableFromInterval(change, (1 - change.confidence) / 2);
-  const resolvable =
-    isFiniteNumber(fromSpan) && !(isFiniteNumber(benchmark.resolvable) && benchmark.resolvable >= fromSpan)
-      ? fromSpan
-      : benchmark.resolvable;
+  const raised = honestResolvable(benchmark.resolvable ?? Number.NaN, change, (1 - change.confidence) / 2);
+  const resolvable = isFiniteNumber(raised) ? raised : benchmark.resolvable;
   const rounds = benchmark.rounds.length;
   const before = resolutionSentence(benchmark.resolvable, benchmark.budget, benchmark.verdict, rounds);
   const after = resolutionSentence(resolvable, benchmark.budget, verdict, rounds);

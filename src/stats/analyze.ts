@@ -579,7 +579,7 @@ function summarize(values: number[] | undefined): SideSummary | undefined {
  * a loss its half-width beyond the budget clears it half the time; 95% power needs more). A mixture of groups, a few
  * wild rounds or an early look's 3 rounds widen the interval far beyond what the spread of the bulk says.
  */
-function honestResolvable(fromSpread: number, shown: Change, alpha: number): number {
+export function honestResolvable(fromSpread: number, shown: { low: number; high: number }, alpha: number): number {
   const fromInterval = resolvableFromInterval(shown, alpha);
   if (!Number.isFinite(fromInterval)) return fromSpread;
   return Number.isFinite(fromSpread) ? Math.max(fromSpread, fromInterval) : fromInterval;

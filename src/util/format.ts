@@ -113,3 +113,8 @@ export function formatPath(path: string, width = 60): string {
 export function verdictWord(verdict: string): string {
   return verdict === 'within-budget' ? 'within budget' : verdict;
 }
+
+/** An estimate and its interval: "-12.3% [-14.1%, -10.2%]" (each figure "–" when it is not a number). */
+export function formatInterval(change: { estimate: number; low: number; high: number }): string {
+  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
+}
