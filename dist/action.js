@@ -88582,11 +88582,14 @@ function verdictCounts(benchmarks) {
   }
   return parts.join(", ") || "no benchmarks";
 }
+function passWords(benchmarks) {
+  const open2 = benchmarks.filter((b) => b.verdict === "inconclusive").length;
+  return open2 ? `no budget shown broken, ${open2} of ${benchmarks.length} left open` : "every budget holds";
+}
 function summarize(benchmarks) {
   const verdict = runVerdict(benchmarks);
   const counts = verdictCounts(benchmarks);
-  if (verdict === "pass")
-    return benchmarks.some((b) => b.verdict === "inconclusive") ? `pass: no budget shown broken, some left open (${counts})` : `pass: every budget holds (${counts})`;
+  if (verdict === "pass") return `pass: ${passWords(benchmarks)} (${counts})`;
   if (verdict === "fail") return `fail: ${counts}`;
   return `error: ${counts}`;
 }
@@ -101564,7 +101567,8 @@ function policyNote(report2) {
   return report2.policy.from === "base" ? `This change edits the gate's policy in its config: ${list3}. They apply once merged: this run was judged by base's.` : `This change edits the gate's policy in its config: ${list3}. This run was judged by them (the gate takes its policy from the change itself).`;
 }
 function renderMarkdown(report2) {
-  const out = [md`### ${lookup(HEADLINE, report2.verdict) ?? md`❔ benchgate: ${report2.verdict}`}`, md``];
+  const how = report2.verdict === "pass" && !report2.error ? md` — ${passWords(report2.benchmarks)}` : md``;
+  const out = [md`### ${lookup(HEADLINE, report2.verdict) ?? md`❔ benchgate: ${report2.verdict}`}${how}`, md``];
   if (report2.error) out.push(md`The run failed: ${String(report2.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report2.error)));
   else out.push(md`**${verdictCounts(report2.benchmarks)}**`, md``);
   if (report2.base && report2.head) {

@@ -79298,11 +79298,14 @@ function verdictCounts(benchmarks) {
   }
   return parts.join(", ") || "no benchmarks";
 }
+function passWords(benchmarks) {
+  const open = benchmarks.filter((b) => b.verdict === "inconclusive").length;
+  return open ? `no budget shown broken, ${open} of ${benchmarks.length} left open` : "every budget holds";
+}
 function summarize(benchmarks) {
   const verdict = runVerdict(benchmarks);
   const counts = verdictCounts(benchmarks);
-  if (verdict === "pass")
-    return benchmarks.some((b) => b.verdict === "inconclusive") ? `pass: no budget shown broken, some left open (${counts})` : `pass: every budget holds (${counts})`;
+  if (verdict === "pass") return `pass: ${passWords(benchmarks)} (${counts})`;
   if (verdict === "fail") return `fail: ${counts}`;
   return `error: ${counts}`;
 }
@@ -91847,6 +91850,7 @@ async function listBenchmarks(options) {
     );
     return {
       ...Object.keys(measures).length ? { measures } : {},
+      ...config.http.length ? { http: config.http.map((test) => test.id) } : {},
       revisions: inventory.map(({ revision, files }) => {
         const leftOut = byRoot.get(revision.root).byConvention ? files.filter(isHelperLoad).map((f) => f.file) : [];
         return {
@@ -91932,6 +91936,9 @@ function mermaidString(text2) {
 }
 
 // src/report/listing.ts
+function listsNothing(listing) {
+  return !listing.http?.length && listing.revisions.every((revision) => revision.files.every((file) => file.tasks.length === 0));
+}
 function renderListing(listing) {
   const lines = [];
   for (const revision of listing.revisions) {
@@ -91939,7 +91946,7 @@ function renderListing(listing) {
     lines.push(
       `${revision.label} (${terminalText(revision.ref)}, ${revision.sha.slice(0, 7)}): ${revision.files.length} bench file${revision.files.length === 1 ? "" : "s"}, ${tasks} task${tasks === 1 ? "" : "s"}`
     );
-    if (revision.files.length === 0 && !revision.leftOut?.length)
+    if (revision.files.length === 0 && !revision.leftOut?.length && !listing.http?.length)
       lines.push(
         "  no bench file matches micro.files, nor any in the usual places (bench/, benchmark/, benchmarks/, bench.js, benchmark.js, a bench script): name yours with --files '<glob>' or micro.files"
       );
@@ -91960,6 +91967,11 @@ function renderListing(listing) {
       lines.push(`  left out: ${files} (found by convention, ${declare} no task benchgate can time)`);
     }
   }
+  if (listing.http?.length) {
+    lines.push(`http load tests in benchgate.yml (started by compare, not here): ${listing.http.length}`);
+    for (const id of listing.http) lines.push(`  ${terminalText(id)}`);
+  } else if (listsNothing(listing))
+    lines.push("nothing to measure: no task in any bench file, and benchgate.yml declares no http load tests");
   return lines.join("\n");
 }
 
@@ -92501,7 +92513,8 @@ function renderTerminal(report2, options) {
     error: paint(["magenta", "bold"], "ERROR")
   };
   const head = Object.hasOwn(heads, report2.verdict) ? heads[report2.verdict] : terminalText(report2.verdict);
-  if (!report2.error) lines.push(`${head}: ${verdictCounts(report2.benchmarks)}`);
+  const how = report2.verdict === "pass" ? ` (${passWords(report2.benchmarks)})` : "";
+  if (!report2.error) lines.push(`${head}${how}: ${verdictCounts(report2.benchmarks)}`);
   if (report2.run) lines.push(paint("dim", terminalText(runLine(report2))));
   if (report2.run?.conditions?.note) lines.push(paint("yellow", `note: ${terminalText(report2.run.conditions.note)}`));
   return lines.join("\n");
@@ -92631,7 +92644,8 @@ function policyNote(report2) {
   return report2.policy.from === "base" ? `This change edits the gate's policy in its config: ${list3}. They apply once merged: this run was judged by base's.` : `This change edits the gate's policy in its config: ${list3}. This run was judged by them (the gate takes its policy from the change itself).`;
 }
 function renderMarkdown(report2) {
-  const out = [md`### ${lookup(HEADLINE, report2.verdict) ?? md`❔ benchgate: ${report2.verdict}`}`, md``];
+  const how = report2.verdict === "pass" && !report2.error ? md` — ${passWords(report2.benchmarks)}` : md``;
+  const out = [md`### ${lookup(HEADLINE, report2.verdict) ?? md`❔ benchgate: ${report2.verdict}`}${how}`, md``];
   if (report2.error) out.push(md`The run failed: ${String(report2.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report2.error)));
   else out.push(md`**${verdictCounts(report2.benchmarks)}**`, md``);
   if (report2.base && report2.head) {
@@ -96247,7 +96261,8 @@ Options:
   -v, --version         show the version
 
 list loads the bench files of the working tree (or of base and head, checked out and installed)
-and prints each file, the harness it uses (and that copy's version) and its task ids, measuring nothing.
+and prints each file, the harness it uses (and that copy's version) and its task ids, measuring nothing;
+exit 2 where a file did not load or there is nothing to measure (no task, no http load test).
 
 merge joins the reports of every shard of one compare --shard run (shell patterns such as
 'shard-*.json' are expanded) into one report: one table, one verdict. A missing or repeated shard,
@@ -98129,7 +98144,8 @@ function runList(command, io) {
 `);
     if (command.json) write(io.cwd, command.json, `${JSON.stringify(listing, null, 2)}
 `);
-    return listing.revisions.some((revision) => revision.files.some((file) => file.error)) ? EXIT.error : 0;
+    const failed2 = listing.revisions.some((revision) => revision.files.some((file) => file.error)) || listsNothing(listing);
+    return failed2 ? EXIT.error : 0;
   });
 }
 async function withProgress(io, command, body) {

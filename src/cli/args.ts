@@ -71,7 +71,8 @@ Options:
   -v, --version         show the version
 
 list loads the bench files of the working tree (or of base and head, checked out and installed)
-and prints each file, the harness it uses (and that copy's version) and its task ids, measuring nothing.
+and prints each file, the harness it uses (and that copy's version) and its task ids, measuring nothing;
+exit 2 where a file did not load or there is nothing to measure (no task, no http load test).
 
 merge joins the reports of every shard of one compare --shard run (shell patterns such as
 'shard-*.json' are expanded) into one report: one table, one verdict. A missing or repeated shard,

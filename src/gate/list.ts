@@ -57,6 +57,7 @@ export async function listBenchmarks(options: Omit<GateOptions, 'base' | 'probeP
     );
     return {
       ...(Object.keys(measures).length ? { measures } : {}),
+      ...(config.http.length ? { http: config.http.map((test) => test.id) } : {}),
       revisions: inventory.map(({ revision, files }) => {
         // Files found by convention that declare no task are left out, as compare leaves them out: named, not errors.
         const leftOut = byRoot.get(revision.root)!.byConvention ? files.filter(isHelperLoad).map((f) => f.file) : [];

@@ -7,6 +7,13 @@ export interface Listing {
   revisions: { label: string; ref: string; sha: string; root: string; files: FileLoad[]; leftOut?: string[] }[];
   /** The tasks measured other than in time (micro.measure, micro.measures), by id: counts or both. */
   measures?: Record<string, string>;
+  /** The HTTP load tests benchgate.yml declares, by id (`http > name`): listed, not started. */
+  http?: string[];
+}
+
+/** Nothing a compare could measure: no task in any revision and no HTTP load test (`list` then exits as compare would). */
+export function listsNothing(listing: Listing): boolean {
+  return !listing.http?.length && listing.revisions.every((revision) => revision.files.every((file) => file.tasks.length === 0));
 }
 
 /**
@@ -21,7 +28,7 @@ export function renderListing(listing: Listing): string {
       `${revision.label} (${terminalText(revision.ref)}, ${revision.sha.slice(0, 7)}): ${revision.files.length} ` +
         `bench file${revision.files.length === 1 ? '' : 's'}, ${tasks} task${tasks === 1 ? '' : 's'}`,
     );
-    if (revision.files.length === 0 && !revision.leftOut?.length)
+    if (revision.files.length === 0 && !revision.leftOut?.length && !listing.http?.length)
       lines.push(
         '  no bench file matches micro.files, nor any in the usual places (bench/, benchmark/, benchmarks/, bench.js, benchmark.js, a bench script): ' +
           "name yours with --files '<glob>' or micro.files",
@@ -49,5 +56,10 @@ export function renderListing(listing: Listing): string {
       lines.push(`  left out: ${files} (found by convention, ${declare} no task benchgate can time)`);
     }
   }
+  if (listing.http?.length) {
+    lines.push(`http load tests in benchgate.yml (started by compare, not here): ${listing.http.length}`);
+    for (const id of listing.http) lines.push(`  ${terminalText(id)}`);
+  } else if (listsNothing(listing))
+    lines.push('nothing to measure: no task in any bench file, and benchgate.yml declares no http load tests');
   return lines.join('\n');
 }

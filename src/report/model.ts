@@ -428,15 +428,20 @@ export function verdictCounts(benchmarks: readonly ReportBenchmark[]): string {
   return parts.join(', ') || 'no benchmarks';
 }
 
+/**
+ * What a pass rests on, in the words every surface's headline uses: "every budget holds" only where every row is a
+ * certain pass; open rows (inconclusive) pass without being shown to hold, so the words say no more than the intervals.
+ */
+export function passWords(benchmarks: readonly ReportBenchmark[]): string {
+  const open = benchmarks.filter((b) => b.verdict === 'inconclusive').length;
+  return open ? `no budget shown broken, ${open} of ${benchmarks.length} left open` : 'every budget holds';
+}
+
 /** The one-line summary of a finished run. */
 export function summarize(benchmarks: readonly ReportBenchmark[]): string {
   const verdict = runVerdict(benchmarks);
   const counts = verdictCounts(benchmarks);
-  // Open rows (inconclusive) pass without being shown to hold: the line says no more than the intervals do.
-  if (verdict === 'pass')
-    return benchmarks.some((b) => b.verdict === 'inconclusive')
-      ? `pass: no budget shown broken, some left open (${counts})`
-      : `pass: every budget holds (${counts})`;
+  if (verdict === 'pass') return `pass: ${passWords(benchmarks)} (${counts})`;
   if (verdict === 'fail') return `fail: ${counts}`;
   return `error: ${counts}`;
 }

@@ -23,7 +23,7 @@ import { roundLevelsLine } from './levels.js';
 import { SOLO_LEGEND, soloSections } from './solo-sections.js';
 import { httpSections } from './http-sections.js';
 import { NATIVE_LEGEND, nativeSections, nativeSummary } from './native-sections.js';
-import { sortBenchmarks, unconfirmedRegression, verdictCounts, type Report, type ReportBenchmark } from './model.js';
+import { passWords, sortBenchmarks, unconfirmedRegression, verdictCounts, type Report, type ReportBenchmark } from './model.js';
 
 export interface TerminalOptions {
   color: boolean;
@@ -218,7 +218,8 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     error: paint(['magenta', 'bold'], 'ERROR'),
   };
   const head = Object.hasOwn(heads, report.verdict) ? heads[report.verdict] : printable(report.verdict);
-  if (!report.error) lines.push(`${head}: ${verdictCounts(report.benchmarks)}`);
+  const how = report.verdict === 'pass' ? ` (${passWords(report.benchmarks)})` : '';
+  if (!report.error) lines.push(`${head}${how}: ${verdictCounts(report.benchmarks)}`);
   if (report.run) lines.push(paint('dim', printable(runLine(report))));
   if (report.run?.conditions?.note) lines.push(paint('yellow', `note: ${printable(report.run.conditions.note)}`));
   return lines.join('\n');

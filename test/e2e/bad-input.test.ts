@@ -64,6 +64,21 @@ describe('bad config', () => {
     const { output } = await gateError(['compare', '--base', 'main']);
     expect(output).toContain('Nothing in the usual places either');
     expect(output).toContain("--files '<glob>'");
+    // list says the same and ends as compare does (exit 2), not as a listing that found something (0).
+    const list = await runCli(['list'], repo);
+    expect(list.code).toBe(2);
+    expect(list.stdout).toContain("name yours with --files '<glob>'");
+    expect(list.stdout).toContain('nothing to measure');
+  });
+
+  it('lists the http load tests benchgate.yml declares, and exits 0 for them with no bench file', async () => {
+    const http = 'http:\n  - name: home\n    start: node server.js\n    requests: [{ path: / }]\n';
+    repo = inlineRepo({ 'src/index.js': 'export const x = 1;\n', 'benchgate.yml': http });
+    const list = await runCli(['list'], repo);
+    expect(list.stderr).not.toContain('Error');
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/http load tests in benchgate\.yml \(started by compare, not here\): 1\n {2}http > home/);
+    expect(list.stdout).not.toContain('nothing to measure');
   });
 
   it('rejects a --config that does not exist and unknown flags', async () => {

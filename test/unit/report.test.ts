@@ -88,9 +88,27 @@ describe('terminal report', () => {
   it('says a pass with open rows is no budget shown broken, and every budget holds only where every row is a certain pass', () => {
     expect(summarize([bench({}), bench({ verdict: 'within-budget' })])).toBe('pass: every budget holds (1 within budget, 1 unchanged)');
     expect(summarize([bench({}), bench({ verdict: 'inconclusive' })])).toBe(
-      'pass: no budget shown broken, some left open (1 inconclusive, 1 unchanged)',
+      'pass: no budget shown broken, 1 of 2 left open (1 inconclusive, 1 unchanged)',
     );
     expect(summarize([bench({ verdict: 'regression' }), bench({ verdict: 'inconclusive' })])).toMatch(/^fail: /);
+  });
+
+  it("says in the PR comment's headline and the terminal's closing line whether a pass left rows open", () => {
+    const open = report([bench({}), bench({ id: 'b', verdict: 'inconclusive' }), bench({ id: 'c', verdict: 'inconclusive' })]);
+    const held = report([bench({}), bench({ id: 'b', verdict: 'within-budget' })]);
+    const headline = (r: Report) => plainText(renderMarkdown(r).split('\n')[0]!);
+    expect(headline(open)).toBe('### ✅ benchgate: pass — no budget shown broken, 2 of 3 left open');
+    expect(headline(held)).toBe('### ✅ benchgate: pass — every budget holds');
+    const closing = (r: Report) =>
+      plainText(renderTerminal(r, { color: false }))
+        .split('\n')
+        .find((l) => l.startsWith('PASS'));
+    expect(closing(open)).toBe('PASS (no budget shown broken, 2 of 3 left open): 2 inconclusive, 1 unchanged');
+    expect(closing(held)).toBe('PASS (every budget holds): 1 within budget, 1 unchanged');
+    // A failing run's headline carries no pass words.
+    expect(renderMarkdown(report([bench({ verdict: 'regression' }), bench({ id: 'b', verdict: 'inconclusive' })]))).not.toMatch(
+      /left open/,
+    );
   });
 
   it("marks an early look's coarse estimate in the terminal row, as in the markdown one", () => {
