@@ -86749,7 +86749,8 @@ function detectInstallOf(read, onPath = isOnPath) {
     return `${tool} ${args}`;
   };
   if (has("pnpm-lock.yaml")) return through("pnpm", "install --frozen-lockfile");
-  if (has("yarn.lock")) return through("yarn", isYarnBerry(read, manager) ? "install --immutable" : "install --frozen-lockfile");
+  if (has("yarn.lock"))
+    return isYarnBerry(read, manager) ? `${YARN_NODE_MODULES} ${through("yarn", "install --immutable")}` : through("yarn", "install --frozen-lockfile");
   if (has("bun.lock") || has("bun.lockb")) {
     if (!onPath("bun")) throw missingTool("bun", "bun install --frozen-lockfile");
     return "bun install --frozen-lockfile";
@@ -86758,6 +86759,7 @@ function detectInstallOf(read, onPath = isOnPath) {
   if (hasDependencies(read)) return "npm install --no-audit --no-fund --no-package-lock";
   return void 0;
 }
+var YARN_NODE_MODULES = "YARN_NODE_LINKER=node-modules";
 function missingTool(tool, command) {
   const how = tool === "bun" ? "install bun first (in a workflow: the oven-sh/setup-bun step)" : `install ${tool}, or corepack (npm install -g corepack; Node 20 and 22 ship it), and name the version in package.json ("packageManager": "${tool}@<version>")`;
   return new UserError(
@@ -98479,11 +98481,15 @@ function assertInstalled(inventory, install) {
     const names = [...new Set(missing.map((m) => m.name))];
     const where2 = missing.map((m) => `${m.file} imports '${m.name}'`).join("; ");
     const command = installCommand(revision, install);
-    const fix = revision.worktree === void 0 ? `Install it first: run \`${command}\` in ${revision.root}, then run benchgate again.` : install === false ? `benchgate.yml sets install: false, so nothing was installed in this checkout: set install to the command that installs it (e.g. ${command}).` : `benchgate installed this checkout with \`${command}\`, which left ${names.length > 1 ? "them" : "it"} out: check that the package is in ${revision.label}'s package.json and lockfile, or set install in benchgate.yml.`;
+    const fix = plugAndPlay(revision.root) ?? (revision.worktree === void 0 ? `Install it first: run \`${command}\` in ${revision.root}, then run benchgate again.` : install === false ? `benchgate.yml sets install: false, so nothing was installed in this checkout: set install to the command that installs it (e.g. ${command}).` : `benchgate installed this checkout with \`${command}\`, which left ${names.length > 1 ? "them" : "it"} out: check that the package is in ${revision.label}'s package.json and lockfile, or set install in benchgate.yml.`);
     throw new UserError(
       `${describeRevision(revision)} is not installed: ${where2}, and ${names.map((n) => `'${n}'`).join(", ")} ${names.length > 1 ? "are" : "is"} not found from ${revision.root}. ${fix}`
     );
   }
+}
+function plugAndPlay(root) {
+  if (!existsSync10(path21.join(root, ".pnp.cjs"))) return void 0;
+  return `it was installed by yarn's Plug'n'Play (.pnp.cjs, no node_modules), which only \`yarn node\` resolves from, and benchgate loads bench files with Node's own resolution: install into node_modules (\`${YARN_NODE_MODULES} yarn install\`, what benchgate runs for yarn 2+ where install is not set, or nodeLinker: node-modules in .yarnrc.yml).`;
 }
 function installCommand(revision, install) {
   return typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";

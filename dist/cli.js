@@ -76885,7 +76885,8 @@ function detectInstallOf(read, onPath = isOnPath) {
     return `${tool} ${args}`;
   };
   if (has("pnpm-lock.yaml")) return through("pnpm", "install --frozen-lockfile");
-  if (has("yarn.lock")) return through("yarn", isYarnBerry(read, manager) ? "install --immutable" : "install --frozen-lockfile");
+  if (has("yarn.lock"))
+    return isYarnBerry(read, manager) ? `${YARN_NODE_MODULES} ${through("yarn", "install --immutable")}` : through("yarn", "install --frozen-lockfile");
   if (has("bun.lock") || has("bun.lockb")) {
     if (!onPath("bun")) throw missingTool("bun", "bun install --frozen-lockfile");
     return "bun install --frozen-lockfile";
@@ -76894,6 +76895,7 @@ function detectInstallOf(read, onPath = isOnPath) {
   if (hasDependencies(read)) return "npm install --no-audit --no-fund --no-package-lock";
   return void 0;
 }
+var YARN_NODE_MODULES = "YARN_NODE_LINKER=node-modules";
 function missingTool(tool, command) {
   const how = tool === "bun" ? "install bun first (in a workflow: the oven-sh/setup-bun step)" : `install ${tool}, or corepack (npm install -g corepack; Node 20 and 22 ship it), and name the version in package.json ("packageManager": "${tool}@<version>")`;
   return new UserError(
@@ -89228,7 +89230,7 @@ function assertInstalled(inventory, install) {
     const names = [...new Set(missing.map((m) => m.name))];
     const where2 = missing.map((m) => `${m.file} imports '${m.name}'`).join("; ");
     const command = installCommand(revision, install);
-    const fix = revision.worktree === void 0 ? `Install it first: run \`${command}\` in ${revision.root}, then run benchgate again.` : install === false ? `benchgate.yml sets install: false, so nothing was installed in this checkout: set install to the command that installs it (e.g. ${command}).` : `benchgate installed this checkout with \`${command}\`, which left ${names.length > 1 ? "them" : "it"} out: check that the package is in ${revision.label}'s package.json and lockfile, or set install in benchgate.yml.`;
+    const fix = plugAndPlay(revision.root) ?? (revision.worktree === void 0 ? `Install it first: run \`${command}\` in ${revision.root}, then run benchgate again.` : install === false ? `benchgate.yml sets install: false, so nothing was installed in this checkout: set install to the command that installs it (e.g. ${command}).` : `benchgate installed this checkout with \`${command}\`, which left ${names.length > 1 ? "them" : "it"} out: check that the package is in ${revision.label}'s package.json and lockfile, or set install in benchgate.yml.`);
     throw new UserError(
       `${describeRevision(revision)} is not installed: ${where2}, and ${names.map((n) => `'${n}'`).join(", ")} ${names.length > 1 ? "are" : "is"} not found from ${revision.root}. ${fix}`
     );
@@ -89239,6 +89241,8 @@ function withInstallHints(inventory, install) {
     revision,
     files: files.map((file) => {
       const name2 = missingPackage(file.error, revision.root);
+      const pnp = name2 ? plugAndPlay(revision.root) : void 0;
+      if (pnp) return { ...file, error: `it imports '${name2}', not found from ${revision.root}: ${pnp}` };
       if (!name2 || revision.worktree !== void 0) return file;
       const [own] = benchPackages(revision.root, [file.file]);
       const command = installCommand(revision, install);
@@ -89247,6 +89251,10 @@ function withInstallHints(inventory, install) {
       return { ...file, error: `it imports '${name2}', which is not installed in ${where2} first, then list again` };
     })
   }));
+}
+function plugAndPlay(root) {
+  if (!existsSync8(path15.join(root, ".pnp.cjs"))) return void 0;
+  return `it was installed by yarn's Plug'n'Play (.pnp.cjs, no node_modules), which only \`yarn node\` resolves from, and benchgate loads bench files with Node's own resolution: install into node_modules (\`${YARN_NODE_MODULES} yarn install\`, what benchgate runs for yarn 2+ where install is not set, or nodeLinker: node-modules in .yarnrc.yml).`;
 }
 function installCommand(revision, install) {
   return typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
@@ -91970,7 +91978,7 @@ function renderListing(listing) {
   if (listing.http?.length) {
     lines.push(`http load tests in benchgate.yml (started by compare, not here): ${listing.http.length}`);
     for (const id of listing.http) lines.push(`  ${terminalText(id)}`);
-  } else if (listsNothing(listing))
+  } else if (listsNothing(listing) && !listing.revisions.some((revision) => revision.files.some((file) => file.error)))
     lines.push("nothing to measure: no task in any bench file, and benchgate.yml declares no http load tests");
   return lines.join("\n");
 }

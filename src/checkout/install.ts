@@ -34,7 +34,12 @@ export function detectInstallOf(read: ProjectFiles, onPath: OnPath = isOnPath): 
     return `${tool} ${args}`;
   };
   if (has('pnpm-lock.yaml')) return through('pnpm', 'install --frozen-lockfile');
-  if (has('yarn.lock')) return through('yarn', isYarnBerry(read, manager) ? 'install --immutable' : 'install --frozen-lockfile');
+  // yarn 2+ links packages by Plug'n'Play unless told otherwise (no node_modules, a .pnp.cjs that only `yarn node` loads):
+  // benchgate's runners load bench files with Node's own resolution, so the install links into node_modules, in the open.
+  if (has('yarn.lock'))
+    return isYarnBerry(read, manager)
+      ? `${YARN_NODE_MODULES} ${through('yarn', 'install --immutable')}`
+      : through('yarn', 'install --frozen-lockfile');
   if (has('bun.lock') || has('bun.lockb')) {
     if (!onPath('bun')) throw missingTool('bun', 'bun install --frozen-lockfile');
     return 'bun install --frozen-lockfile';
@@ -43,6 +48,9 @@ export function detectInstallOf(read: ProjectFiles, onPath: OnPath = isOnPath): 
   if (hasDependencies(read)) return 'npm install --no-audit --no-fund --no-package-lock';
   return undefined;
 }
+
+/** yarn 2+'s setting for a layout Node resolves from (its environment form, over any .yarnrc.yml). */
+export const YARN_NODE_MODULES = 'YARN_NODE_LINKER=node-modules';
 
 function missingTool(tool: string, command: string): UserError {
   const how =

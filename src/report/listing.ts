@@ -59,7 +59,7 @@ export function renderListing(listing: Listing): string {
   if (listing.http?.length) {
     lines.push(`http load tests in benchgate.yml (started by compare, not here): ${listing.http.length}`);
     for (const id of listing.http) lines.push(`  ${terminalText(id)}`);
-  } else if (listsNothing(listing))
+  } else if (listsNothing(listing) && !listing.revisions.some((revision) => revision.files.some((file) => file.error)))
     lines.push('nothing to measure: no task in any bench file, and benchgate.yml declares no http load tests');
   return lines.join('\n');
 }

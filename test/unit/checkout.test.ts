@@ -201,10 +201,10 @@ describe('installing and building', () => {
       'yarn install --frozen-lockfile',
     );
     expect(detectInstall(project({ 'package.json': manifest({}), 'yarn.lock': '__metadata:\n  version: 8\n' }), all)).toBe(
-      'yarn install --immutable',
+      'YARN_NODE_LINKER=node-modules yarn install --immutable',
     );
     expect(detectInstall(project({ 'package.json': manifest({}), 'yarn.lock': '', '.yarnrc.yml': '' }), all)).toBe(
-      'yarn install --immutable',
+      'YARN_NODE_LINKER=node-modules yarn install --immutable',
     );
     expect(detectInstall(project({ 'package.json': manifest({}), 'package-lock.json': '{}' }), all)).toBe('npm ci --no-audit --no-fund');
     expect(detectInstall(project({ 'package.json': manifest({}), 'npm-shrinkwrap.json': '{}' }), all)).toBe('npm ci --no-audit --no-fund');
@@ -216,7 +216,9 @@ describe('installing and building', () => {
     // packageManager names the tool: corepack runs that version, whatever else is on PATH (nanoid's pnpm, a berry yarn).
     const named = (pm: string, lock: string, text = '') => project({ 'package.json': manifest({ packageManager: pm }), [lock]: text });
     expect(detectInstall(named('pnpm@9.15.9', 'pnpm-lock.yaml'), all)).toBe('corepack pnpm install --frozen-lockfile');
-    expect(detectInstall(named('yarn@4.5.3+sha512.abc', 'yarn.lock'), all)).toBe('corepack yarn install --immutable');
+    expect(detectInstall(named('yarn@4.5.3+sha512.abc', 'yarn.lock'), all)).toBe(
+      'YARN_NODE_LINKER=node-modules corepack yarn install --immutable',
+    );
     expect(detectInstall(named('yarn@1.22.22', 'yarn.lock'), all)).toBe('corepack yarn install --frozen-lockfile');
     // The tool not installed: corepack's own version of it; neither it nor corepack: a clear error, before installing.
     const only =
@@ -231,8 +233,8 @@ describe('installing and building', () => {
     expect(lock('pnpm-lock.yaml', 'lockfileVersion: 5.4\n')).toBe('corepack pnpm@7 install --frozen-lockfile');
     expect(lock('pnpm-lock.yaml', 'lockfileVersion: 5.3\n')).toBe('corepack pnpm@6 install --frozen-lockfile');
     expect(lock('yarn.lock', '# yarn lockfile v1\n')).toBe('corepack yarn@1 install --frozen-lockfile');
-    expect(lock('yarn.lock', '__metadata:\n  version: 6\n')).toBe('corepack yarn@3 install --immutable');
-    expect(lock('yarn.lock', '__metadata:\n  version: 8\n')).toBe('corepack yarn install --immutable');
+    expect(lock('yarn.lock', '__metadata:\n  version: 6\n')).toBe('YARN_NODE_LINKER=node-modules corepack yarn@3 install --immutable');
+    expect(lock('yarn.lock', '__metadata:\n  version: 8\n')).toBe('YARN_NODE_LINKER=node-modules corepack yarn install --immutable');
     // packageManager names the version: corepack reads it there, never a major of ours beside it.
     expect(detectInstall(named('pnpm@8.15.9', 'pnpm-lock.yaml', "lockfileVersion: '6.0'\n"), all)).toBe(
       'corepack pnpm install --frozen-lockfile',

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Revision } from '../../checkout/revisions.js';
 import { UserError } from '../../util/errors.js';
-import { detectInstall } from '../../checkout/install.js';
+import { detectInstall, YARN_NODE_MODULES } from '../../checkout/install.js';
 import type { FileLoad } from './protocol.js';
 import { benchPackages } from './conventions.js';
 import { runBenchmarkProcess } from './spawn.js';
@@ -72,12 +72,13 @@ export function assertInstalled(inventory: RevisionInventory[], install: string 
     const where = missing.map((m) => `${m.file} imports '${m.name}'`).join('; ');
     const command = installCommand(revision, install);
     const fix =
-      revision.worktree === undefined
+      plugAndPlay(revision.root) ??
+      (revision.worktree === undefined
         ? `Install it first: run \`${command}\` in ${revision.root}, then run benchgate again.`
         : install === false
           ? `benchgate.yml sets install: false, so nothing was installed in this checkout: set install to the command that installs it (e.g. ${command}).`
           : `benchgate installed this checkout with \`${command}\`, which left ${names.length > 1 ? 'them' : 'it'} out: ` +
-            `check that the package is in ${revision.label}'s package.json and lockfile, or set install in benchgate.yml.`;
+            `check that the package is in ${revision.label}'s package.json and lockfile, or set install in benchgate.yml.`);
     throw new UserError(
       `${describeRevision(revision)} is not installed: ${where}, and ${names.map((n) => `'${n}'`).join(', ')} ` +
         `${names.length > 1 ? 'are' : 'is'} not found from ${revision.root}. ${fix}`,
@@ -94,6 +95,8 @@ export function withInstallHints(inventory: RevisionInventory[], install: string
     revision,
     files: files.map((file) => {
       const name = missingPackage(file.error, revision.root);
+      const pnp = name ? plugAndPlay(revision.root) : undefined;
+      if (pnp) return { ...file, error: `it imports '${name}', not found from ${revision.root}: ${pnp}` };
       if (!name || revision.worktree !== undefined) return file;
       // A bench file in a package of its own (fast-uri's benchmark/, with tinybench in its package.json): that
       // package is installed too (compare installs it after the project), and the hint names both.
@@ -106,6 +109,19 @@ export function withInstallHints(inventory: RevisionInventory[], install: string
       return { ...file, error: `it imports '${name}', which is not installed in ${where} first, then list again` };
     }),
   }));
+}
+
+/**
+ * Why a package of a yarn 2+ project is not found, where it was linked by Plug'n'Play (a .pnp.cjs, no node_modules):
+ * only `yarn node` resolves from that map, and benchgate's runners load bench files as `node` does.
+ */
+function plugAndPlay(root: string): string | undefined {
+  if (!existsSync(path.join(root, '.pnp.cjs'))) return undefined;
+  return (
+    "it was installed by yarn's Plug'n'Play (.pnp.cjs, no node_modules), which only `yarn node` resolves from, and " +
+    "benchgate loads bench files with Node's own resolution: install into node_modules " +
+    `(\`${YARN_NODE_MODULES} yarn install\`, what benchgate runs for yarn 2+ where install is not set, or nodeLinker: node-modules in .yarnrc.yml).`
+  );
 }
 
 /** The command that installs a revision, as a message names it: the config's, or the one its lockfile calls for. */
