@@ -88,3 +88,19 @@ describe('a project installed by its own package manager', () => {
     expect(readJson(path.join(repo, 'report.json')).benchmarks.map((b: { id: string }) => b.id)).toEqual(['a.bench.js > sum']);
   });
 });
+
+describe("a yarn Plug'n'Play install of the user's own", () => {
+  it("names Plug'n'Play as why an import fails, and how to link into node_modules", async () => {
+    // What `yarn install` under Plug'n'Play leaves: a .pnp.cjs map and no node_modules (its content is not read).
+    repo = inlineRepo({
+      'package.json': manifest('yarn@4.5.3', { 'is-number': '7.0.0' }),
+      '.pnp.cjs': '// the map yarn writes\n',
+      'a.bench.js': benchOf({ 'is-number': '7.0.0' }),
+    });
+    const list = await runCli(['list'], repo);
+    expect(list.code).toBe(2);
+    expect(list.stdout).toContain("it imports 'is-number', not found from");
+    expect(list.stdout).toContain("installed by yarn's Plug'n'Play (.pnp.cjs, no node_modules)");
+    expect(list.stdout).toContain('`YARN_NODE_LINKER=node-modules yarn install`');
+  });
+});
