@@ -1,7 +1,11 @@
-// pnpm and yarn projects installed as their authors install them, through corepack (from the npm registry), with no
+// pnpm, yarn and bun projects installed as their authors install them (pnpm and yarn through corepack, bun from the
+// npm registry), with no
 // benchgate setting: the lockfile and package.json's packageManager decide the command.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inlineRepo, leftoverProcesses, leftovers, readJson, removeFixtureRepos, runCli } from './helpers.js';
 
 afterAll(removeFixtureRepos);
@@ -102,5 +106,39 @@ describe("a yarn Plug'n'Play install of the user's own", () => {
     expect(list.stdout).toContain("it imports 'is-number', not found from");
     expect(list.stdout).toContain("installed by yarn's Plug'n'Play (.pnp.cjs, no node_modules)");
     expect(list.stdout).toContain('`YARN_NODE_LINKER=node-modules yarn install`');
+  });
+});
+
+describe('a bun project', () => {
+  // bun has no corepack: the registry's `bun` package carries its binary (@oven/bun-<platform>), installed here to a
+  // folder of this test's own and put first on PATH, as a workflow's setup-bun step does.
+  let bin = '';
+  beforeAll(() => {
+    const prefix = mkdtempSync(path.join(tmpdir(), 'benchgate-bun-'));
+    execFileSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', 'bun@1'], {
+      stdio: 'ignore',
+    });
+    bin = path.join(prefix, 'node_modules', '.bin');
+    return () => rmSync(prefix, { recursive: true, force: true });
+  }, 300_000);
+
+  it('installs from its text lockfile with bun, with no setting, and compares it', async () => {
+    const dependencies = { 'is-number': '7.0.0' };
+    repo = inlineRepo({
+      'package.json': `${JSON.stringify({ name: 'inline', private: true, type: 'module', dependencies })}\n`,
+      // What `bun install` (1.2 and later) writes.
+      'bun.lock':
+        '{\n  "lockfileVersion": 1,\n  "workspaces": {\n    "": {\n      "name": "inline",\n      "dependencies": {\n        "is-number": "7.0.0",\n      },\n    },\n  },\n' +
+        '  "packages": {\n    "is-number": ["is-number@7.0.0", "", {}, "sha512-41Cifkg6e8TylSpdtTpeLVMqvSBEVzTttHvERD741+pnZ8ANv0004MRL43QKPDlK9cGvNp6NZWZUBlbGXYxxng=="],\n  }\n}\n',
+      'a.bench.js': benchOf(dependencies),
+      'benchgate.yml': FAST,
+    });
+    const env = { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` };
+    const run = await runCli(['compare', '--base', 'main', '--head', 'main', '--profile', 'never', '--json', 'report.json'], repo, { env });
+    const output = run.stdout + run.stderr;
+    expect(run.code, output).toBe(0);
+    expect(output).toContain('install base: bun install --frozen-lockfile');
+    expect(output).toMatch(/install base: done in /);
+    expect(readJson(path.join(repo, 'report.json')).benchmarks.map((b: { id: string }) => b.id)).toEqual(['a.bench.js > sum']);
   });
 });
