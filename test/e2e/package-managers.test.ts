@@ -1,6 +1,5 @@
 // pnpm, yarn and bun projects installed as their authors install them (pnpm and yarn through corepack, bun from the
-// npm registry), with no
-// benchgate setting: the lockfile and package.json's packageManager decide the command.
+// npm registry), with no benchgate setting: the lockfile and package.json's packageManager decide the command.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
