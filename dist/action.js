@@ -86740,17 +86740,17 @@ function detectInstall(root, onPath = isOnPath) {
 function detectInstallOf(read, onPath = isOnPath) {
   const has = (file) => read(file) !== void 0;
   const manager = packageManager(read);
-  const through = (tool, args) => {
+  const through = (tool, args, env = "") => {
     if (manager?.name === tool || !onPath(tool)) {
-      if (!onPath("corepack")) throw missingTool(tool, `${tool} ${args}`);
+      if (!onPath("corepack")) throw missingTool(tool, `${env}${tool} ${args}`);
       const major = manager?.name === tool ? void 0 : lockfileMajor(tool, read);
-      return `corepack ${tool}${major ? `@${major}` : ""} ${args}`;
+      return `${env}corepack ${tool}${major ? `@${major}` : ""} ${args}`;
     }
-    return `${tool} ${args}`;
+    return `${env}${tool} ${args}`;
   };
   if (has("pnpm-lock.yaml")) return through("pnpm", "install --frozen-lockfile");
   if (has("yarn.lock"))
-    return isYarnBerry(read, manager) ? `${YARN_NODE_MODULES} ${through("yarn", "install --immutable")}` : through("yarn", "install --frozen-lockfile");
+    return isYarnBerry(read, manager) ? through("yarn", "install --immutable", `${YARN_NODE_MODULES} `) : through("yarn", "install --frozen-lockfile");
   if (has("bun.lock") || has("bun.lockb")) {
     if (!onPath("bun")) throw missingTool("bun", "bun install --frozen-lockfile");
     return "bun install --frozen-lockfile";
@@ -86934,7 +86934,7 @@ ${indent(tail)}`
   options.log(`${step} ${label2}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
 }
 function installHint(command, output) {
-  if (/^corepack\b/.test(command) && /no compatible signature|signature.*(?:mismatch|verif)/i.test(output))
+  if (/^(?:\w+=\S*\s+)*corepack\b/.test(command) && /no compatible signature|signature.*(?:mismatch|verif)/i.test(output))
     return "corepack could not verify the package manager's signature: update corepack (npm install -g corepack@latest), or, behind a registry mirror you trust that serves no signatures, set COREPACK_INTEGRITY_KEYS=0 in the environment.";
   return void 0;
 }
@@ -88585,8 +88585,10 @@ function verdictCounts(benchmarks) {
   return parts.join(", ") || "no benchmarks";
 }
 function passWords(benchmarks) {
-  const open2 = benchmarks.filter((b) => b.verdict === "inconclusive").length;
-  return open2 ? `no budget shown broken, ${open2} of ${benchmarks.length} left open` : "every budget holds";
+  const judged2 = benchmarks.filter((b) => b.verdict === "inconclusive" || certainPass(b.verdict));
+  const open2 = judged2.filter((b) => b.verdict === "inconclusive").length;
+  if (judged2.length === 0) return "no budget compared";
+  return open2 ? `no budget shown broken, ${open2} of ${judged2.length} left open` : "every budget holds";
 }
 function summarize(benchmarks) {
   const verdict = runVerdict(benchmarks);
@@ -98488,7 +98490,7 @@ function assertInstalled(inventory, install) {
   }
 }
 function plugAndPlay(root) {
-  if (!existsSync10(path21.join(root, ".pnp.cjs"))) return void 0;
+  if (!existsSync10(path21.join(root, ".pnp.cjs")) || existsSync10(path21.join(root, "node_modules"))) return void 0;
   return `it was installed by yarn's Plug'n'Play (.pnp.cjs, no node_modules), which only \`yarn node\` resolves from, and benchgate loads bench files with Node's own resolution: install into node_modules (\`${YARN_NODE_MODULES} yarn install\`, what benchgate runs for yarn 2+ where install is not set, or nodeLinker: node-modules in .yarnrc.yml).`;
 }
 function installCommand(revision, install) {
@@ -101573,7 +101575,8 @@ function policyNote(report2) {
   return report2.policy.from === "base" ? `This change edits the gate's policy in its config: ${list3}. They apply once merged: this run was judged by base's.` : `This change edits the gate's policy in its config: ${list3}. This run was judged by them (the gate takes its policy from the change itself).`;
 }
 function renderMarkdown(report2) {
-  const how = report2.verdict === "pass" && !report2.error ? md` — ${passWords(report2.benchmarks)}` : md``;
+  const passed = report2.verdict === "pass" && !report2.error && runVerdict(report2.benchmarks) === "pass";
+  const how = passed ? md` — ${passWords(report2.benchmarks)}` : md``;
   const out = [md`### ${lookup(HEADLINE, report2.verdict) ?? md`❔ benchgate: ${report2.verdict}`}${how}`, md``];
   if (report2.error) out.push(md`The run failed: ${String(report2.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report2.error)));
   else out.push(md`**${verdictCounts(report2.benchmarks)}**`, md``);

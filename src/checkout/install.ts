@@ -23,22 +23,22 @@ export function detectInstall(root: string, onPath: OnPath = isOnPath): string |
 export function detectInstallOf(read: ProjectFiles, onPath: OnPath = isOnPath): string | undefined {
   const has = (file: string) => read(file) !== undefined;
   const manager = packageManager(read);
-  const through = (tool: 'pnpm' | 'yarn', args: string) => {
+  const through = (tool: 'pnpm' | 'yarn', args: string, env = '') => {
     if (manager?.name === tool || !onPath(tool)) {
-      if (!onPath('corepack')) throw missingTool(tool, `${tool} ${args}`);
+      if (!onPath('corepack')) throw missingTool(tool, `${env}${tool} ${args}`);
       // No packageManager: corepack's default is its newest major, which refuses an older lockfile in frozen mode;
       // the major that wrote the lockfile reads it.
       const major = manager?.name === tool ? undefined : lockfileMajor(tool, read);
-      return `corepack ${tool}${major ? `@${major}` : ''} ${args}`;
+      return `${env}corepack ${tool}${major ? `@${major}` : ''} ${args}`;
     }
-    return `${tool} ${args}`;
+    return `${env}${tool} ${args}`;
   };
   if (has('pnpm-lock.yaml')) return through('pnpm', 'install --frozen-lockfile');
   // yarn 2+ links packages by Plug'n'Play unless told otherwise (no node_modules, a .pnp.cjs that only `yarn node` loads):
   // benchgate's runners load bench files with Node's own resolution, so the install links into node_modules, in the open.
   if (has('yarn.lock'))
     return isYarnBerry(read, manager)
-      ? `${YARN_NODE_MODULES} ${through('yarn', 'install --immutable')}`
+      ? through('yarn', 'install --immutable', `${YARN_NODE_MODULES} `)
       : through('yarn', 'install --frozen-lockfile');
   if (has('bun.lock') || has('bun.lockb')) {
     if (!onPath('bun')) throw missingTool('bun', 'bun install --frozen-lockfile');

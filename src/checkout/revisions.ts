@@ -219,7 +219,8 @@ async function runStep(
  * stack trace of its own (rou3, ohash and destr here, pnpm through corepack 0.34 and this machine's registry).
  */
 export function installHint(command: string, output: string): string | undefined {
-  if (/^corepack\b/.test(command) && /no compatible signature|signature.*(?:mismatch|verif)/i.test(output))
+  // The command may set variables first (yarn 2+: YARN_NODE_LINKER=node-modules corepack yarn ...).
+  if (/^(?:\w+=\S*\s+)*corepack\b/.test(command) && /no compatible signature|signature.*(?:mismatch|verif)/i.test(output))
     return (
       "corepack could not verify the package manager's signature: update corepack (npm install -g corepack@latest), " +
       'or, behind a registry mirror you trust that serves no signatures, set COREPACK_INTEGRITY_KEYS=0 in the environment.'

@@ -9,7 +9,7 @@ import { profileSections } from './profile-sections.js';
 import { NATIVE_LEGEND, nativeSections, nativeSummary } from './native-sections.js';
 import { roundLevelsLine } from './levels.js';
 import { SOLO_LEGEND, soloSections } from './solo-sections.js';
-import { passWords, sortBenchmarks, unconfirmedRegression, verdictCounts, type Report, type ReportBenchmark } from './model.js';
+import { passWords, runVerdict, sortBenchmarks, unconfirmedRegression, verdictCounts, type Report, type ReportBenchmark } from './model.js';
 import { runLine } from './terminal.js';
 
 const ICON: Record<Verdict, string> = {
@@ -53,7 +53,9 @@ export function policyNote(report: Report): string | undefined {
 
 export function renderMarkdown(report: Report): string {
   // A pass with open rows says so in the headline, not only in the rows below it.
-  const how = report.verdict === 'pass' && !report.error ? md` — ${passWords(report.benchmarks)}` : md``;
+  // A report made elsewhere (mode: comment) says its own verdict: the words are given only where its rows agree.
+  const passed = report.verdict === 'pass' && !report.error && runVerdict(report.benchmarks) === 'pass';
+  const how = passed ? md` — ${passWords(report.benchmarks)}` : md``;
   const out: Markup[] = [md`### ${lookup(HEADLINE, report.verdict) ?? md`❔ benchgate: ${report.verdict}`}${how}`, md``];
   if (report.error) out.push(md`The run failed: ${String(report.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report.error)));
   else out.push(md`**${verdictCounts(report.benchmarks)}**`, md``);

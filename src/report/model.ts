@@ -7,7 +7,7 @@ import type { NativeCheckInfo, NativeComparison } from './native.js';
 import type { SoloCheckInfo, SoloComparison } from './solo.js';
 import type { ProcessLevels } from '../stats/solo.js';
 import { formatInterval, formatOps, formatShortPercent, isFiniteNumber, verdictWord } from '../util/format.js';
-import { beyondBudget, decide } from '../stats/compare.js';
+import { beyondBudget, certainPass, decide } from '../stats/compare.js';
 import { openBecause, reportChange, type ReportChange } from './change.js';
 
 /** Version of the JSON report's schema (README, "JSON report"); bumped on any breaking change. */
@@ -433,8 +433,11 @@ export function verdictCounts(benchmarks: readonly ReportBenchmark[]): string {
  * certain pass; open rows (inconclusive) pass without being shown to hold, so the words say no more than the intervals.
  */
 export function passWords(benchmarks: readonly ReportBenchmark[]): string {
-  const open = benchmarks.filter((b) => b.verdict === 'inconclusive').length;
-  return open ? `no budget shown broken, ${open} of ${benchmarks.length} left open` : 'every budget holds';
+  // Only rows judged against a budget count: a new or removed benchmark was compared with nothing.
+  const judged = benchmarks.filter((b) => b.verdict === 'inconclusive' || certainPass(b.verdict as Verdict));
+  const open = judged.filter((b) => b.verdict === 'inconclusive').length;
+  if (judged.length === 0) return 'no budget compared';
+  return open ? `no budget shown broken, ${open} of ${judged.length} left open` : 'every budget holds';
 }
 
 /** The one-line summary of a finished run. */

@@ -6,7 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { detectInstall } from '../../src/checkout/install.js';
 import { installKey, Installs } from '../../src/checkout/reuse.js';
 import { installPlan } from '../../src/history/anchor.js';
-import { checkout, type Checkout, type CheckoutOptions } from '../../src/checkout/revisions.js';
+import { checkout, installHint, type Checkout, type CheckoutOptions } from '../../src/checkout/revisions.js';
 import { UserError } from '../../src/util/errors.js';
 
 /** Real git in temp directories: a repository with main (v1) and feature (v2) branches. */
@@ -186,6 +186,14 @@ describe('refusing bad revisions', () => {
 });
 
 describe('installing and building', () => {
+  it("gives corepack's signature failure its fix, whatever variables the command sets first", () => {
+    const output = 'Internal Error: No compatible signature found in package metadata\n    at ...';
+    for (const command of ['corepack pnpm install --frozen-lockfile', 'YARN_NODE_LINKER=node-modules corepack yarn install --immutable'])
+      expect(installHint(command, output)).toMatch(/update corepack .* COREPACK_INTEGRITY_KEYS=0/);
+    expect(installHint('npm ci', output)).toBeUndefined();
+    expect(installHint('corepack pnpm install', 'ERR_PNPM_OUTDATED_LOCKFILE')).toBeUndefined();
+  });
+
   it('picks the install command from the lockfile, in its reproducible mode', () => {
     const project = (files: Record<string, string>) => {
       const dir = tempDir('benchgate-install-');
@@ -244,6 +252,10 @@ describe('installing and building', () => {
     );
     expect(() => detectInstall(project({ 'bun.lock': '' }), only('corepack'))).toThrow(/bun is not installed: install bun first/);
     expect(detectInstall(project({ 'bun.lock': '' }), only('bun'))).toBe('bun install --frozen-lockfile');
+    // yarn 2+ with neither it nor corepack: the command the error offers links into node_modules, as ours would.
+    expect(() => detectInstall(named('yarn@4.5.3', 'yarn.lock'), only())).toThrow(
+      /the command it would run: YARN_NODE_LINKER=node-modules yarn install --immutable\)/,
+    );
     // No lockfile: install the dependencies there are, without writing a lockfile; none, nothing to install.
     expect(detectInstall(project({ 'package.json': manifest({ devDependencies: { tinybench: '^6' } }) }))).toBe(
       'npm install --no-audit --no-fund --no-package-lock',

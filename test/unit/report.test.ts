@@ -105,6 +105,16 @@ describe('terminal report', () => {
         .find((l) => l.startsWith('PASS'));
     expect(closing(open)).toBe('PASS (no budget shown broken, 2 of 3 left open): 2 inconclusive, 1 unchanged');
     expect(closing(held)).toBe('PASS (every budget holds): 1 within budget, 1 unchanged');
+    // Rows compared with nothing (a first PR's new bench files) hold no budget; an empty shard neither.
+    expect(headline(report([bench({ verdict: 'new' }), bench({ id: 'b', verdict: 'new' })]))).toBe(
+      '### ✅ benchgate: pass — no budget compared',
+    );
+    expect(headline(report([]))).toBe('### ✅ benchgate: pass — no budget compared');
+    expect(headline(report([bench({}), bench({ id: 'b', verdict: 'inconclusive' }), bench({ id: 'c', verdict: 'new' })]))).toBe(
+      '### ✅ benchgate: pass — no budget shown broken, 1 of 2 left open',
+    );
+    // A report made elsewhere (mode: comment) whose verdict its rows contradict gets no pass words.
+    expect(headline({ ...report([bench({ verdict: 'regression' })]), verdict: 'pass' })).toBe('### ✅ benchgate: pass');
     // A failing run's headline carries no pass words.
     expect(renderMarkdown(report([bench({ verdict: 'regression' }), bench({ id: 'b', verdict: 'inconclusive' })]))).not.toMatch(
       /left open/,

@@ -116,7 +116,8 @@ export function withInstallHints(inventory: RevisionInventory[], install: string
  * only `yarn node` resolves from that map, and benchgate's runners load bench files as `node` does.
  */
 function plugAndPlay(root: string): string | undefined {
-  if (!existsSync(path.join(root, '.pnp.cjs'))) return undefined;
+  // A zero-install repository commits its .pnp.cjs: only where no node_modules was linked beside it is it the cause.
+  if (!existsSync(path.join(root, '.pnp.cjs')) || existsSync(path.join(root, 'node_modules'))) return undefined;
   return (
     "it was installed by yarn's Plug'n'Play (.pnp.cjs, no node_modules), which only `yarn node` resolves from, and " +
     "benchgate loads bench files with Node's own resolution: install into node_modules " +
