@@ -91961,7 +91961,7 @@ function renderListing(listing) {
         "  no bench file matches micro.files, nor any in the usual places (bench/, benchmark/, benchmarks/, bench.js, benchmark.js, a bench script): name yours with --files '<glob>' or micro.files"
       );
     for (const file of revision.files) {
-      const copies = (file.harnesses ?? []).map((h) => `${h.harness}${h.version ? ` ${h.version}` : ""}`);
+      const copies = [...new Set((file.harnesses ?? []).map((h) => `${h.harness}${h.version ? ` ${h.version}` : ""}`))];
       const how = file.workerOf ? `a worker of ${file.workerOf}` : file.error ? "did not load" : file.harness === "default export" || copies.length === 0 ? file.harness ?? "" : copies.join(", ");
       lines.push(`  ${terminalText(file.file)}  [${terminalText(how)}]`);
       if (file.error) for (const line of file.error.split("\n")) lines.push(`      ${terminalText(line)}`);

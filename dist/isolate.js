@@ -1,7 +1,7 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/isolate.ts
-import path5 from "node:path";
+import path6 from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 
 // node_modules/simple-statistics/dist/simple-statistics.mjs
@@ -822,6 +822,8 @@ var ae = class extends EventTarget {
 };
 
 // src/measure/micro/alternate.ts
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/util/errors.ts
@@ -860,7 +862,19 @@ function describeThrown(thrown, root) {
 function withinProject(message, root) {
   if (!root) return message;
   const text = message.split(`${pathToFileURL(root).href}/`).join("").split(`${root}/`).join("");
-  return /Cannot find (module|package) '(?:[^'\s]*\/node_modules\/(?:@[^/'\s]+\/)?[^/'\s]+\/)?(dist|build|lib|out|\.build)\//.test(text) ? `${text} (the build's output is missing at this revision: set build in benchgate.yml, e.g. build: npm run build)` : text;
+  return /Cannot find (module|package) '(?:[^'\s]*\/node_modules\/(?:@[^/'\s]+\/)?[^/'\s]+\/)?(dist|build|lib|out|\.build)\//.test(text) ? `${text} (the build's output is missing at this revision: set build in benchgate.yml, ${buildExample(root)})` : text;
+}
+function buildExample(root) {
+  let manifest = {};
+  try {
+    manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+  } catch {
+  }
+  const script = typeof manifest.scripts?.build === "string";
+  const manager = typeof manifest.packageManager === "string" ? /^(pnpm|yarn|bun)@/.exec(manifest.packageManager)?.[1] : void 0;
+  if (!script) return "e.g. build: npm run build";
+  const run = manager === "bun" ? "bun run build" : manager ? `corepack ${manager} run build` : "npm run build";
+  return `e.g. build: ${run} (its build script)`;
 }
 function withoutGraph(location) {
   return location.replace(new RegExp(`[?&]${GRAPH_PARAMETER}=\\d+`, "g"), "");
@@ -1065,7 +1079,7 @@ var BenchmarkjsHarness = class extends PatchedHarness {
 
 // src/measure/micro/harness/graphs.ts
 import Module from "node:module";
-import path from "node:path";
+import path2 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 var ModuleGraphs = class {
   /** CommonJS modules loaded before any bench file (benchgate's own): kept when a new module graph starts. */
@@ -1101,7 +1115,7 @@ var ModuleGraphs = class {
     const load = internal._load;
     const inGraphOf = this.inGraphOf.bind(this);
     internal._load = function(request, parent, isMain) {
-      const harness = HARNESS_PACKAGES.includes(request) && parent?.filename && !parent.filename.includes(`${path.sep}node_modules${path.sep}`);
+      const harness = HARNESS_PACKAGES.includes(request) && parent?.filename && !parent.filename.includes(`${path2.sep}node_modules${path2.sep}`);
       return inGraphOf(parent, () => {
         if (!harness) return load.call(this, request, parent, isMain);
         return answer2(request, internal._resolveFilename(request, parent), () => load.call(this, request, parent, isMain));
@@ -1386,7 +1400,7 @@ var VitestHarness = class {
     const register2 = (name, fn, options, only2) => {
       if (typeof fn !== "function") return;
       const suite = root();
-      this.addVitest(suite, String(name), fn, options ?? {}, only2 || suite.only);
+      this.addVitest(suite, vitestName(name), fn, options ?? {}, only2 || suite.only);
     };
     const benchOnly = (name, fn, options) => register2(name, fn, options, true);
     const benchSkipped = skippedWith(benchOnly);
@@ -1415,7 +1429,7 @@ var VitestHarness = class {
     };
     const describeWith = (only2) => (name, fn) => {
       const body = typeof fn === "function" ? fn : typeof name === "function" ? name : void 0;
-      const label = typeof name === "function" ? name.name : String(name);
+      const label = vitestName(name);
       const parent = root();
       const suite = newSuite(label, parent, only2 || parent.only);
       suite.factory = body;
@@ -1563,6 +1577,10 @@ function skippedWith(only) {
 var IGNORED = new Proxy(() => IGNORED, {
   get: (_target, property) => property === "then" || typeof property === "symbol" ? void 0 : IGNORED
 });
+function vitestName(name) {
+  if (typeof name === "string") return name;
+  return typeof name === "function" ? name.name || "<anonymous>" : String(name);
+}
 function eachOf(describe, spread) {
   return (cases, ...rest) => {
     const form = spread ? "describe.each" : "describe.for";
@@ -1576,7 +1594,7 @@ function eachOf(describe, spread) {
       cases.forEach((item, index) => {
         const items = Array.isArray(item) ? item : [item];
         const args = spread && arrays ? items : [item];
-        describe(eachTitle(String(name), items, index), () => fn(...args));
+        describe(eachTitle(vitestName(name), items, index), () => fn(...args));
       });
     };
   };
@@ -1613,7 +1631,7 @@ function supported(api, name) {
 import { EventEmitter } from "node:events";
 import childProcess from "node:child_process";
 import { syncBuiltinESMExports } from "node:module";
-import path2 from "node:path";
+import path3 from "node:path";
 import { fileURLToPath } from "node:url";
 import workerThreads from "node:worker_threads";
 var StandIns = class {
@@ -1681,7 +1699,7 @@ var StandIns = class {
   startWorker(worker, port2, filename, options) {
     const threadId = ++this.count;
     const unit = ++this.workersOfFile;
-    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path2.resolve(String(filename));
+    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path3.resolve(String(filename));
     if (options.eval) throw new Error("benchgate cannot collect tasks from a worker started from a string of code (eval: true)");
     this.host.declaration?.workers.push(file);
     if (this.host.onlyUnit !== void 0 && unit !== this.host.onlyUnit) {
@@ -1749,13 +1767,13 @@ function nodeScript(rest) {
 }
 
 // src/util/manifest.ts
-import { readFileSync } from "node:fs";
-import path3 from "node:path";
+import { readFileSync as readFileSync2 } from "node:fs";
+import path4 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path3.dirname(file); dir !== path3.dirname(dir); dir = path3.dirname(dir)) {
+  for (let dir = path4.dirname(file); dir !== path4.dirname(dir); dir = path4.dirname(dir)) {
     let manifest;
     try {
-      manifest = JSON.parse(readFileSync(path3.join(dir, "package.json"), "utf8"));
+      manifest = JSON.parse(readFileSync2(path4.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -1921,8 +1939,8 @@ function installCapture(sourceMaps, inThread) {
 }
 
 // src/measure/micro/load.ts
-import { readFileSync as readFileSync2 } from "node:fs";
-import path4 from "node:path";
+import { readFileSync as readFileSync3 } from "node:fs";
+import path5 from "node:path";
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
@@ -1945,7 +1963,7 @@ var ACCEPTED_SHAPES = [
 ];
 function lateNote(error, file, root) {
   const [message, frame] = describeThrown(error, root).split("\n");
-  const own = path4.relative(root, file).split(path4.sep).join("/");
+  const own = path5.relative(root, file).split(path5.sep).join("/");
   const from = /\(?((?:[^\s():]+\/)*[^\s():]+\.[cm]?[jt]sx?):\d+:\d+\)?$/.exec(frame?.trim() ?? "")?.[1];
   if (from && from !== own && !from.includes("node_modules"))
     return `while it loaded, ${from} threw (set aside; a timer or callback of that file, not this one's code): ${message}`;
@@ -1964,7 +1982,7 @@ async function loadBenchFile(file, root) {
     }
   });
   const harness = declaration.harnesses[0]?.harness;
-  const workers = declaration.workers.map((worker) => path4.relative(root, worker).split(path4.sep).join("/"));
+  const workers = declaration.workers.map((worker) => path5.relative(root, worker).split(path5.sep).join("/"));
   if (declaration.tasks.length > 0) {
     const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map((error) => lateNote(error, file, root));
     return {
@@ -1982,7 +2000,7 @@ async function loadBenchFile(file, root) {
   }
   if (declaration.children.length)
     throw new Error(
-      `it measures in child processes (${declaration.children.map((child) => path4.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
+      `it measures in child processes (${declaration.children.map((child) => path5.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
     );
   if (thrown) throw thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
@@ -1990,7 +2008,7 @@ async function loadBenchFile(file, root) {
   const failed = declaration.workerErrors[0];
   if (failed)
     throw new Error(
-      `its worker ${path4.relative(root, failed.file).split(path4.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
+      `its worker ${path5.relative(root, failed.file).split(path5.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
     );
   if (declaration.workers.length)
     throw new Error(`it measures in worker threads (${workers.join(", ")}) and no task was declared there. ${AS_TASKS}`);
@@ -2007,7 +2025,7 @@ var UNSUPPORTED_HARNESSES = ["cronometro", "bench-node"].map((name) => ({
 function unsupportedHarness(file) {
   let source;
   try {
-    source = readFileSync2(file.startsWith("file:") ? new URL(file) : file, "utf8");
+    source = readFileSync3(file.startsWith("file:") ? new URL(file) : file, "utf8");
   } catch {
     return void 0;
   }
@@ -2044,7 +2062,7 @@ async function main() {
   harnessCapture().onlyUnit = data.unit;
   let tasks;
   try {
-    const loaded = await loadBenchFile(path5.join(data.root, data.file), data.root);
+    const loaded = await loadBenchFile(path6.join(data.root, data.file), data.root);
     tasks = loaded.tasks.filter((task) => (task.unit ?? 0) === data.unit);
   } catch (error) {
     return post({ type: "failed to load", message: describeThrown(error, data.root) });

@@ -1,9 +1,9 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/runner.ts
-import { readFileSync as readFileSync5, readSync as readSync2, rmSync as rmSync2, statSync, writeFileSync } from "node:fs";
+import { readFileSync as readFileSync6, readSync as readSync2, rmSync as rmSync2, statSync, writeFileSync } from "node:fs";
 import { findSourceMap } from "node:module";
-import path7 from "node:path";
+import path8 from "node:path";
 import { fileURLToPath as fileURLToPath4, pathToFileURL as pathToFileURL4 } from "node:url";
 
 // src/measure/profiler.ts
@@ -1095,6 +1095,8 @@ var ae = class extends EventTarget {
 };
 
 // src/measure/micro/alternate.ts
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/util/errors.ts
@@ -1133,7 +1135,19 @@ function describeThrown(thrown, root) {
 function withinProject(message, root) {
   if (!root) return message;
   const text = message.split(`${pathToFileURL(root).href}/`).join("").split(`${root}/`).join("");
-  return /Cannot find (module|package) '(?:[^'\s]*\/node_modules\/(?:@[^/'\s]+\/)?[^/'\s]+\/)?(dist|build|lib|out|\.build)\//.test(text) ? `${text} (the build's output is missing at this revision: set build in benchgate.yml, e.g. build: npm run build)` : text;
+  return /Cannot find (module|package) '(?:[^'\s]*\/node_modules\/(?:@[^/'\s]+\/)?[^/'\s]+\/)?(dist|build|lib|out|\.build)\//.test(text) ? `${text} (the build's output is missing at this revision: set build in benchgate.yml, ${buildExample(root)})` : text;
+}
+function buildExample(root) {
+  let manifest = {};
+  try {
+    manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+  } catch {
+  }
+  const script = typeof manifest.scripts?.build === "string";
+  const manager = typeof manifest.packageManager === "string" ? /^(pnpm|yarn|bun)@/.exec(manifest.packageManager)?.[1] : void 0;
+  if (!script) return "e.g. build: npm run build";
+  const run = manager === "bun" ? "bun run build" : manager ? `corepack ${manager} run build` : "npm run build";
+  return `e.g. build: ${run} (its build script)`;
 }
 function withoutGraph(location) {
   return location.replace(new RegExp(`[?&]${GRAPH_PARAMETER}=\\d+`, "g"), "");
@@ -1452,7 +1466,7 @@ var BenchmarkjsHarness = class extends PatchedHarness {
 
 // src/measure/micro/harness/graphs.ts
 import Module from "node:module";
-import path from "node:path";
+import path2 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 var ModuleGraphs = class {
   /** CommonJS modules loaded before any bench file (benchgate's own): kept when a new module graph starts. */
@@ -1488,7 +1502,7 @@ var ModuleGraphs = class {
     const load = internal._load;
     const inGraphOf = this.inGraphOf.bind(this);
     internal._load = function(request, parent, isMain) {
-      const harness = HARNESS_PACKAGES.includes(request) && parent?.filename && !parent.filename.includes(`${path.sep}node_modules${path.sep}`);
+      const harness = HARNESS_PACKAGES.includes(request) && parent?.filename && !parent.filename.includes(`${path2.sep}node_modules${path2.sep}`);
       return inGraphOf(parent, () => {
         if (!harness) return load.call(this, request, parent, isMain);
         return answer(request, internal._resolveFilename(request, parent), () => load.call(this, request, parent, isMain));
@@ -1776,7 +1790,7 @@ var VitestHarness = class {
     const register2 = (name, fn, options, only2) => {
       if (typeof fn !== "function") return;
       const suite = root();
-      this.addVitest(suite, String(name), fn, options ?? {}, only2 || suite.only);
+      this.addVitest(suite, vitestName(name), fn, options ?? {}, only2 || suite.only);
     };
     const benchOnly = (name, fn, options) => register2(name, fn, options, true);
     const benchSkipped = skippedWith(benchOnly);
@@ -1805,7 +1819,7 @@ var VitestHarness = class {
     };
     const describeWith = (only2) => (name, fn) => {
       const body = typeof fn === "function" ? fn : typeof name === "function" ? name : void 0;
-      const label = typeof name === "function" ? name.name : String(name);
+      const label = vitestName(name);
       const parent = root();
       const suite = newSuite(label, parent, only2 || parent.only);
       suite.factory = body;
@@ -1953,6 +1967,10 @@ function skippedWith(only) {
 var IGNORED = new Proxy(() => IGNORED, {
   get: (_target, property) => property === "then" || typeof property === "symbol" ? void 0 : IGNORED
 });
+function vitestName(name) {
+  if (typeof name === "string") return name;
+  return typeof name === "function" ? name.name || "<anonymous>" : String(name);
+}
 function eachOf(describe, spread) {
   return (cases, ...rest) => {
     const form = spread ? "describe.each" : "describe.for";
@@ -1966,7 +1984,7 @@ function eachOf(describe, spread) {
       cases.forEach((item, index) => {
         const items = Array.isArray(item) ? item : [item];
         const args = spread && arrays ? items : [item];
-        describe(eachTitle(String(name), items, index), () => fn(...args));
+        describe(eachTitle(vitestName(name), items, index), () => fn(...args));
       });
     };
   };
@@ -2003,7 +2021,7 @@ function supported(api, name) {
 import { EventEmitter } from "node:events";
 import childProcess from "node:child_process";
 import { syncBuiltinESMExports } from "node:module";
-import path2 from "node:path";
+import path3 from "node:path";
 import { fileURLToPath } from "node:url";
 import workerThreads from "node:worker_threads";
 var StandIns = class {
@@ -2071,7 +2089,7 @@ var StandIns = class {
   startWorker(worker, port, filename, options) {
     const threadId = ++this.count;
     const unit = ++this.workersOfFile;
-    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path2.resolve(String(filename));
+    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path3.resolve(String(filename));
     if (options.eval) throw new Error("benchgate cannot collect tasks from a worker started from a string of code (eval: true)");
     this.host.declaration?.workers.push(file);
     if (this.host.onlyUnit !== void 0 && unit !== this.host.onlyUnit) {
@@ -2139,13 +2157,13 @@ function nodeScript(rest) {
 }
 
 // src/util/manifest.ts
-import { readFileSync } from "node:fs";
-import path3 from "node:path";
+import { readFileSync as readFileSync2 } from "node:fs";
+import path4 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path3.dirname(file); dir !== path3.dirname(dir); dir = path3.dirname(dir)) {
+  for (let dir = path4.dirname(file); dir !== path4.dirname(dir); dir = path4.dirname(dir)) {
     let manifest;
     try {
-      manifest = JSON.parse(readFileSync(path3.join(dir, "package.json"), "utf8"));
+      manifest = JSON.parse(readFileSync2(path4.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -2310,9 +2328,9 @@ function installCapture(sourceMaps, inThread) {
 }
 
 // src/measure/micro/harness/hooks.ts
-import { readFileSync as readFileSync2 } from "node:fs";
+import { readFileSync as readFileSync3 } from "node:fs";
 import { createRequire } from "node:module";
-import path4 from "node:path";
+import path5 from "node:path";
 import { fileURLToPath as fileURLToPath3, pathToFileURL as pathToFileURL3 } from "node:url";
 import vm from "node:vm";
 
@@ -2409,7 +2427,7 @@ function* resolveFromTypeScript(specifier, context, next) {
 }
 function typeScriptCandidates(specifier) {
   const swapped = { ".js": [".ts", ".tsx"], ".mjs": [".mts"], ".cjs": [".cts"], ".jsx": [".tsx"] };
-  const extension = path4.posix.extname(specifier);
+  const extension = path5.posix.extname(specifier);
   if (swapped[extension]) return swapped[extension].map((ext) => specifier.slice(0, -extension.length) + ext);
   return [".ts", ".tsx", ".mts", ".js", ".mjs", "/index.ts", "/index.js"].map((ext) => specifier.replace(/\/$/, "") + ext);
 }
@@ -2432,7 +2450,7 @@ function loadJson(url) {
   const file = fileURLToPath3(url);
   let value;
   try {
-    value = JSON.parse(readFileSync2(file, "utf8"));
+    value = JSON.parse(readFileSync3(file, "utf8"));
   } catch (error) {
     throw new Error(`${file}: not valid JSON (${error.message})`, { cause: error });
   }
@@ -2512,13 +2530,13 @@ function* loadTypeScript(url, loadTransform) {
   const file = fileURLToPath3(url);
   if (file.endsWith(".tsx")) throw new Error(`${file}: JSX in TypeScript bench files is not supported`);
   transform ??= yield loadTransform;
-  const { code } = transform.transformTypeScript(readFileSync2(file, "utf8"), file);
+  const { code } = transform.transformTypeScript(readFileSync3(file, "utf8"), file);
   return { format: typeScriptFormat(file, code), source: code, shortCircuit: true };
 }
 function typeScriptFormat(file, code) {
   if (file.endsWith(".mts")) return "module";
   if (file.endsWith(".cts")) return "commonjs";
-  const type = packageType(path4.dirname(file));
+  const type = packageType(path5.dirname(file));
   if (type === "module") return "module";
   if (type === "commonjs") return "commonjs";
   try {
@@ -2530,12 +2548,12 @@ function typeScriptFormat(file, code) {
   }
 }
 function packageType(dir) {
-  for (let current2 = dir; ; current2 = path4.dirname(current2)) {
+  for (let current2 = dir; ; current2 = path5.dirname(current2)) {
     try {
-      const manifest = JSON.parse(readFileSync2(path4.join(current2, "package.json"), "utf8"));
+      const manifest = JSON.parse(readFileSync3(path5.join(current2, "package.json"), "utf8"));
       return typeof manifest.type === "string" ? manifest.type : "none";
     } catch {
-      if (path4.dirname(current2) === current2) return void 0;
+      if (path5.dirname(current2) === current2) return void 0;
     }
   }
 }
@@ -2920,8 +2938,8 @@ function changes(before, after, limit = 3) {
 }
 
 // src/measure/micro/load.ts
-import { readFileSync as readFileSync3 } from "node:fs";
-import path5 from "node:path";
+import { readFileSync as readFileSync4 } from "node:fs";
+import path6 from "node:path";
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
@@ -2947,7 +2965,7 @@ var ACCEPTED_SHAPES = [
 ];
 function lateNote(error, file, root) {
   const [message, frame] = describeThrown(error, root).split("\n");
-  const own = path5.relative(root, file).split(path5.sep).join("/");
+  const own = path6.relative(root, file).split(path6.sep).join("/");
   const from = /\(?((?:[^\s():]+\/)*[^\s():]+\.[cm]?[jt]sx?):\d+:\d+\)?$/.exec(frame?.trim() ?? "")?.[1];
   if (from && from !== own && !from.includes("node_modules"))
     return `while it loaded, ${from} threw (set aside; a timer or callback of that file, not this one's code): ${message}`;
@@ -2966,7 +2984,7 @@ async function loadBenchFile(file, root) {
     }
   });
   const harness = declaration.harnesses[0]?.harness;
-  const workers = declaration.workers.map((worker) => path5.relative(root, worker).split(path5.sep).join("/"));
+  const workers = declaration.workers.map((worker) => path6.relative(root, worker).split(path6.sep).join("/"));
   if (declaration.tasks.length > 0) {
     const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map((error) => lateNote(error, file, root));
     return {
@@ -2984,7 +3002,7 @@ async function loadBenchFile(file, root) {
   }
   if (declaration.children.length)
     throw new Error(
-      `it measures in child processes (${declaration.children.map((child) => path5.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
+      `it measures in child processes (${declaration.children.map((child) => path6.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
     );
   if (thrown) throw thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
@@ -2992,7 +3010,7 @@ async function loadBenchFile(file, root) {
   const failed = declaration.workerErrors[0];
   if (failed)
     throw new Error(
-      `its worker ${path5.relative(root, failed.file).split(path5.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
+      `its worker ${path6.relative(root, failed.file).split(path6.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
     );
   if (declaration.workers.length)
     throw new Error(`it measures in worker threads (${workers.join(", ")}) and no task was declared there. ${AS_TASKS}`);
@@ -3009,7 +3027,7 @@ var UNSUPPORTED_HARNESSES = ["cronometro", "bench-node"].map((name) => ({
 function unsupportedHarness(file) {
   let source;
   try {
-    source = readFileSync3(file.startsWith("file:") ? new URL(file) : file, "utf8");
+    source = readFileSync4(file.startsWith("file:") ? new URL(file) : file, "utf8");
   } catch {
     return void 0;
   }
@@ -3033,13 +3051,13 @@ function isObject(value) {
 }
 
 // src/measure/counts/task.ts
-import { closeSync, existsSync, openSync, readFileSync as readFileSync4, readSync, rmSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync as readFileSync5, readSync, rmSync } from "node:fs";
 import os2 from "node:os";
 import v8 from "node:v8";
 import vm2 from "node:vm";
 
 // src/measure/counts/functions.ts
-import path6 from "node:path";
+import path7 from "node:path";
 var INSTRUCTIONS = { Ir: 1 };
 var CYCLE_WEIGHTS = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
 function functionCosts(text, weights = INSTRUCTIONS) {
@@ -3122,7 +3140,7 @@ function nameOf(cost, map, root) {
   if (/^0x[0-9a-f]+$/i.test(cost.function) && !cost.object) return { name: "(JIT code, unnamed)", where: "JIT" };
   const name = shortName(cost.function);
   if (name.startsWith("v8::")) return { name: name.replace(/^v8::(?:internal::)?/, ""), where: "V8" };
-  return { name, where: cost.object ? path6.basename(cost.object) : "native" };
+  return { name, where: cost.object ? path7.basename(cost.object) : "native" };
 }
 function shortName(full) {
   if (full.startsWith("(")) return full;
@@ -3145,9 +3163,9 @@ function place(location, root) {
   const file = decoded((match?.[1] ?? location).replace(/^file:\/\//, "").replace(/\?.*$/, ""));
   if (!file) return "";
   const line = match ? `:${match[2]}` : "";
-  if (!path6.isAbsolute(file)) return `${file}${line}`;
-  const relative = path6.relative(root, file);
-  return `${relative.startsWith("..") ? file : relative.split(path6.sep).join("/")}${line}`;
+  if (!path7.isAbsolute(file)) return `${file}${line}`;
+  const relative = path7.relative(root, file);
+  return `${relative.startsWith("..") ? file : relative.split(path7.sep).join("/")}${line}`;
 }
 function decoded(url) {
   try {
@@ -3241,7 +3259,7 @@ function functionsPerCall(empty, measured, batch) {
 function profileDumps(dumps, figure = "instructions") {
   const weights = figure === "cycles" ? CYCLE_WEIGHTS : INSTRUCTIONS;
   const read = (files) => files.map((file) => {
-    const costs = functionCosts(readFileSync4(file, "utf8"), weights);
+    const costs = functionCosts(readFileSync5(file, "utf8"), weights);
     rmSync(file, { force: true });
     return costs;
   });
@@ -3277,7 +3295,7 @@ function dumpHeader(file) {
   } finally {
     closeSync(fd);
   }
-  return readFileSync4(file, "utf8");
+  return readFileSync5(file, "utf8");
 }
 var collector;
 function collect(options) {
@@ -3368,7 +3386,7 @@ async function loadSides(sides) {
       current = `loading ${file} (${side.revision})`;
       const before = fingerprint();
       try {
-        const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path7.join(side.root, file), side.root);
+        const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path8.join(side.root, file), side.root);
         const changed = changes(before, fingerprint());
         if (changed.length)
           sharedChanged ??= `${side.revision}'s ${file} changed builtins that both revisions share in one process (${changed.join(", ")})`;
@@ -3540,7 +3558,7 @@ function mapSize(file) {
 }
 function readText(file) {
   try {
-    return readFileSync5(file, "utf8");
+    return readFileSync6(file, "utf8");
   } catch {
     return "";
   }
@@ -3624,7 +3642,7 @@ function thrownOutside(kind, error) {
   const benchFileOf = (frame) => {
     for (const side of jobSides)
       for (const file of side.files) {
-        const at = path7.join(side.root, file);
+        const at = path8.join(side.root, file);
         const url = pathToFileURL4(at).href;
         if (frame.includes(`${at}:`) || frame.includes(`${url}:`) || frame.includes(`${url}?`)) return { side, file };
       }

@@ -34,7 +34,8 @@ export function renderListing(listing: Listing): string {
           "name yours with --files '<glob>' or micro.files",
       );
     for (const file of revision.files) {
-      const copies = (file.harnesses ?? []).map((h) => `${h.harness}${h.version ? ` ${h.version}` : ''}`);
+      // One label a copy: a file and a helper it imports may each resolve the same harness (reselect's testUtils and vitest).
+      const copies = [...new Set((file.harnesses ?? []).map((h) => `${h.harness}${h.version ? ` ${h.version}` : ''}`))];
       const how = file.workerOf
         ? `a worker of ${file.workerOf}`
         : file.error

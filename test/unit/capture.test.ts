@@ -405,6 +405,28 @@ describe('later', async () => {
     expect(files[1]!.error).toContain("'vi' is not available");
   });
 
+  it('names a bench or suite given a function by its name, as vitest does (reselect), never by its source text', async () => {
+    const root = project(
+      {
+        'fn.bench.mjs': `import { bench, describe } from 'vitest'
+const weakMapMemoize = (a) => a
+const renamed = Object.defineProperty(function memoized() { return 1 }, 'name', { value: 'lruMemoize' })
+describe(function suiteByFunction() {}, () => {})
+describe('selectors', () => {
+  bench(weakMapMemoize, () => weakMapMemoize(1))
+  bench(renamed, () => renamed())
+  bench(Object.defineProperty(() => 2, 'name', { value: '' }), () => 2)
+  bench(42, () => 3)
+})
+`,
+      },
+      { type: 'module' },
+    );
+    const { files } = await runner(root, ['fn.bench.mjs']);
+    expect(files[0]!.error).toBeUndefined();
+    expect(files[0]!.tasks).toEqual(['selectors > weakMapMemoize', 'selectors > lruMemoize', 'selectors > <anonymous>', 'selectors > 42']);
+  });
+
   it('declares describe.each and describe.for suites as vitest names them, skips every skipped form, and imports a bare JSON file as vite does', async () => {
     const root = project(
       {
@@ -528,6 +550,18 @@ describe('s', () => { bench('a', () => 0); bench.skip.only('b', () => 1) })
     expect(files[0]!.error).toContain("Cannot find module 'dist/crypto.mjs' imported from src/index.mjs");
     expect(files[0]!.error).toContain("the build's output is missing at this revision: set build in benchgate.yml");
     expect(files[0]!.error).not.toContain(root);
+  });
+
+  it("suggests the project's build script through the package manager package.json names (reselect: yarn through corepack)", async () => {
+    const root = project(
+      {
+        'src/index.mjs': "export * from '../dist/reselect.mjs'\n",
+        'a.bench.mjs': "import { bench } from 'vitest'\nimport './src/index.mjs'\nbench('x', () => 1)\n",
+      },
+      { type: 'module', packageManager: 'yarn@4.4.1', scripts: { build: 'yarn clean && tsup' } },
+    );
+    const { files } = await runner(root, ['a.bench.mjs']);
+    expect(files[0]!.error).toContain('set build in benchgate.yml, e.g. build: corepack yarn run build (its build script)');
   });
 
   it("says a build's output is missing where a bench package links the unbuilt project (dequal's bench/, file:../)", async () => {

@@ -647,3 +647,19 @@ describe('a counts-mode row (micro.measure: counts)', () => {
     expect(markdown).not.toContain('instr');
   });
 });
+
+describe('benchgate list', () => {
+  it('labels each harness copy once, and says when there is nothing to measure', async () => {
+    const { renderListing, listsNothing } = await import('../../src/report/listing.js');
+    const vitest = { harness: 'vitest', version: '1.6.1', path: '/r/node_modules/vitest' };
+    const revision = { label: 'head', ref: 'HEAD', sha: 'c'.repeat(40), root: '/r' };
+    const file = { revision: 'head' as const, file: 'a.bench.ts', tasks: ['s > x'], harness: 'vitest', harnesses: [vitest, { ...vitest }] };
+    const listing = { revisions: [{ ...revision, files: [file] }] };
+    expect(renderListing(listing)).toContain('  a.bench.ts  [vitest 1.6.1]\n');
+    expect(listsNothing(listing)).toBe(false);
+    const empty = { revisions: [{ ...revision, files: [{ ...file, tasks: [] }] }] };
+    expect(listsNothing(empty)).toBe(true);
+    expect(renderListing(empty)).toContain('nothing to measure');
+    expect(listsNothing({ ...empty, http: ['http > home'] })).toBe(false);
+  });
+});

@@ -1,6 +1,8 @@
 import { median, medianAbsoluteDeviation, sampleVariance } from 'simple-statistics';
 import { Bench, type Fn, type FnOptions } from 'tinybench';
 import type { RevisionLabel } from '../../checkout/revisions.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { messageOf } from '../../util/errors.js';
 import type { MeasureSettings, SideFigures, TaskOutcome } from './protocol.js';
@@ -69,8 +71,26 @@ function withinProject(message: string, root: string | undefined): string {
   // The build's folder at the project's root, or inside a package linked to the project (dequal's bench/package.json
   // depends on "file:../", whose main is dist/index.js: 'bench/node_modules/dequal/dist/index.js').
   return /Cannot find (module|package) '(?:[^'\s]*\/node_modules\/(?:@[^/'\s]+\/)?[^/'\s]+\/)?(dist|build|lib|out|\.build)\//.test(text)
-    ? `${text} (the build's output is missing at this revision: set build in benchgate.yml, e.g. build: npm run build)`
+    ? `${text} (the build's output is missing at this revision: set build in benchgate.yml, ${buildExample(root)})`
     : text;
+}
+
+/**
+ * The build setting to suggest: the project's own build script, run by the package manager package.json names (yarn
+ * and pnpm through corepack, as benchgate installs them: a script such as reselect's `yarn clean && tsup` finds yarn).
+ */
+function buildExample(root: string): string {
+  let manifest: { scripts?: Record<string, unknown>; packageManager?: unknown } = {};
+  try {
+    manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as typeof manifest;
+  } catch {
+    // no package.json, or not JSON: the plain example
+  }
+  const script = typeof manifest.scripts?.build === 'string';
+  const manager = typeof manifest.packageManager === 'string' ? /^(pnpm|yarn|bun)@/.exec(manifest.packageManager)?.[1] : undefined;
+  if (!script) return 'e.g. build: npm run build';
+  const run = manager === 'bun' ? 'bun run build' : manager ? `corepack ${manager} run build` : 'npm run build';
+  return `e.g. build: ${run} (its build script)`;
 }
 
 /** A location without the module graph's number that a bench file's modules carry in their URLs (harness/graphs.ts, inNewGraph). */

@@ -28,7 +28,7 @@ export class VitestHarness implements Harness {
     const register = (name: unknown, fn: unknown, options: VitestBenchOptions | undefined, only: boolean) => {
       if (typeof fn !== 'function') return;
       const suite = root();
-      this.addVitest(suite, String(name), fn as Fn, options ?? {}, only || suite.only);
+      this.addVitest(suite, vitestName(name), fn as Fn, options ?? {}, only || suite.only);
     };
     const benchOnly = (name: unknown, fn?: unknown, options?: VitestBenchOptions) => register(name, fn, options, true);
     const benchSkipped = skippedWith(benchOnly);
@@ -61,7 +61,7 @@ export class VitestHarness implements Harness {
       (only: boolean) =>
       (name: unknown, fn?: unknown): void => {
         const body = (typeof fn === 'function' ? fn : typeof name === 'function' ? name : undefined) as (() => unknown) | undefined;
-        const label = typeof name === 'function' ? name.name : String(name);
+        const label = vitestName(name);
         const parent = root();
         const suite = newSuite(label, parent, only || parent.only);
         suite.factory = body;
@@ -256,6 +256,15 @@ const IGNORED: object = new Proxy(() => IGNORED, {
 });
 
 /**
+ * A bench's or suite's name as vitest formats it: a function (reselect's `bench(selector, ...)`, named with
+ * Object.defineProperty) by its `name`, never its source text; anything else as a string.
+ */
+function vitestName(name: unknown): string {
+  if (typeof name === 'string') return name;
+  return typeof name === 'function' ? name.name || '<anonymous>' : String(name);
+}
+
+/**
  * vitest's `describe.each(cases)(name, fn)` (spread: an array case is spread into fn's arguments when every case is
  * an array) and `describe.for(cases)(name, fn)` (each case as it is): one suite a case, named as vitest names it.
  * A template-literal table (describe.each`...`) is not supported: a clear error says so.
@@ -273,7 +282,7 @@ function eachOf(describe: (name: unknown, fn?: unknown) => void, spread: boolean
       cases.forEach((item: unknown, index) => {
         const items = Array.isArray(item) ? (item as unknown[]) : [item];
         const args = spread && arrays ? items : [item];
-        describe(eachTitle(String(name), items, index), () => (fn as (...a: unknown[]) => unknown)(...args));
+        describe(eachTitle(vitestName(name), items, index), () => (fn as (...a: unknown[]) => unknown)(...args));
       });
     };
   };
