@@ -97344,6 +97344,21 @@ function besideSection(benchmarks) {
     legend: measure === "counts" ? `counts: ${rows[0].beside.figure === "cycles" ? "estimated cycles" : "instructions"} per call under callgrind (the change in calls per count); ${AGREES_LEGEND}. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads` : `time: operations per second, paired round by round; ${AGREES_LEGEND}`
   };
 }
+function notesOnce(entries) {
+  const byText = /* @__PURE__ */ new Map();
+  for (const { id, text: text2 } of entries) byText.set(text2, [...byText.get(text2) ?? [], id]);
+  const out = [];
+  for (const { id, text: text2 } of entries) {
+    const ids = byText.get(text2);
+    if (ids.length >= 3) {
+      if (ids[0] === id) out.push({ ids, text: text2 });
+    } else out.push({ ids: [id], text: text2 });
+  }
+  return out;
+}
+function notedIds(ids) {
+  return ids.length === 1 ? ids[0] : `${ids.length} benchmarks (${ids.join(", ")})`;
+}
 
 // src/gate/counts.ts
 var COUNT_STALL_MS = 10 * 6e4;
@@ -101616,9 +101631,12 @@ function renderMarkdown(report2) {
   if (solo) out.push(solo, md``);
   const beside = besideMarkdown(report2);
   if (beside) out.push(beside, md``);
-  for (const b of benchmarks.filter((b2) => b2.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
-  for (const b of benchmarks.filter((b2) => b2.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
-  for (const b of benchmarks.filter((b2) => b2.levels)) out.push(md`> [!NOTE]\n> ${b.id}: ${roundLevelsLine(b.levels)}`, md``);
+  const notes = [
+    ...notesOnce(benchmarks.filter((b) => b.note).map((b) => ({ id: b.id, text: b.note }))),
+    ...notesOnce(benchmarks.filter((b) => b.warning).map((b) => ({ id: b.id, text: b.warning }))),
+    ...notesOnce(benchmarks.filter((b) => b.levels).map((b) => ({ id: b.id, text: roundLevelsLine(b.levels) })))
+  ];
+  for (const { ids, text: text2 } of notes) out.push(md`> [!NOTE]\n> ${notedIds(ids)}: ${text2}`, md``);
   const errors = benchmarks.filter((b) => b.error);
   if (errors.length)
     out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);

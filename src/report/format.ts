@@ -267,3 +267,26 @@ export function besideSection(
         : `time: operations per second, paired round by round; ${AGREES_LEGEND}`,
   };
 }
+
+/**
+ * A report's notes, one per text: where three or more benchmarks carry the same note (a time limit that cut 38 of
+ * reselect's rows short, each with the same 400-character fix), it is said once, naming every benchmark it is for.
+ * In the order the benchmarks come; each entry's ids in that order too.
+ */
+export function notesOnce(entries: readonly { id: string; text: string }[]): { ids: string[]; text: string }[] {
+  const byText = new Map<string, string[]>();
+  for (const { id, text } of entries) byText.set(text, [...(byText.get(text) ?? []), id]);
+  const out: { ids: string[]; text: string }[] = [];
+  for (const { id, text } of entries) {
+    const ids = byText.get(text)!;
+    if (ids.length >= 3) {
+      if (ids[0] === id) out.push({ ids, text });
+    } else out.push({ ids: [id], text });
+  }
+  return out;
+}
+
+/** "bench/a.js > x" for one benchmark, "3 benchmarks (a, b, c)" for a note said once for several. */
+export function notedIds(ids: readonly string[]): string {
+  return ids.length === 1 ? ids[0]! : `${ids.length} benchmarks (${ids.join(', ')})`;
+}

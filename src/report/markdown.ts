@@ -1,7 +1,17 @@
 import type { Verdict } from '../stats/compare.js';
 import { codeBlockText, escapeLines, joinMarkup, Markup, md } from './escape.js';
 import { formatBudget, formatConfidence, formatFixed } from '../util/format.js';
-import { besideSection, columnsLegend, formatChange, formatResolvable, formatSide, RESOLVES_LEGEND, verdictWord } from './format.js';
+import {
+  besideSection,
+  columnsLegend,
+  formatChange,
+  formatResolvable,
+  formatSide,
+  notedIds,
+  notesOnce,
+  RESOLVES_LEGEND,
+  verdictWord,
+} from './format.js';
 import { httpSections } from './http-sections.js';
 import { changeChart } from './chart.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
@@ -98,9 +108,12 @@ export function renderMarkdown(report: Report): string {
   if (solo) out.push(solo, md``);
   const beside = besideMarkdown(report);
   if (beside) out.push(beside, md``);
-  for (const b of benchmarks.filter((b) => b.note)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.note}`, md``);
-  for (const b of benchmarks.filter((b) => b.warning)) out.push(md`> [!NOTE]\n> ${b.id}: ${b.warning}`, md``);
-  for (const b of benchmarks.filter((b) => b.levels)) out.push(md`> [!NOTE]\n> ${b.id}: ${roundLevelsLine(b.levels!)}`, md``);
+  const notes = [
+    ...notesOnce(benchmarks.filter((b) => b.note).map((b) => ({ id: b.id, text: b.note! }))),
+    ...notesOnce(benchmarks.filter((b) => b.warning).map((b) => ({ id: b.id, text: b.warning! }))),
+    ...notesOnce(benchmarks.filter((b) => b.levels).map((b) => ({ id: b.id, text: roundLevelsLine(b.levels!) }))),
+  ];
+  for (const { ids, text } of notes) out.push(md`> [!NOTE]\n> ${notedIds(ids)}: ${text}`, md``);
   const errors = benchmarks.filter((b) => b.error);
   if (errors.length)
     out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);

@@ -16,6 +16,8 @@ import {
   verdictWord,
   wrapText,
   longestWord,
+  notedIds,
+  notesOnce,
 } from './format.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
@@ -197,10 +199,12 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     for (const line of wrapText(beside.legend, width - 2)) lines.push(paint('dim', `  ${line}`));
     lines.push('');
   }
-  for (const b of benchmarks.filter((b) => b.note)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(b.note)}`));
-  for (const b of benchmarks.filter((b) => b.warning)) lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(b.warning)}`));
-  for (const b of benchmarks.filter((b) => b.levels))
-    lines.push(paint('yellow', `note: ${printable(b.id)}: ${printable(roundLevelsLine(b.levels!))}`));
+  const notes = [
+    ...notesOnce(benchmarks.filter((b) => b.note).map((b) => ({ id: b.id, text: b.note! }))),
+    ...notesOnce(benchmarks.filter((b) => b.warning).map((b) => ({ id: b.id, text: b.warning! }))),
+    ...notesOnce(benchmarks.filter((b) => b.levels).map((b) => ({ id: b.id, text: roundLevelsLine(b.levels!) }))),
+  ];
+  for (const { ids, text } of notes) lines.push(paint('yellow', `note: ${printable(notedIds(ids))}: ${printable(text)}`));
   if (benchmarks.some((b) => b.warning || b.note || b.levels)) lines.push('');
   for (const b of benchmarks.filter((b) => b.error)) {
     lines.push(

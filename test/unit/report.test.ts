@@ -663,3 +663,28 @@ describe('benchgate list', () => {
     expect(listsNothing({ ...empty, http: ['http > home'] })).toBe(false);
   });
 });
+
+describe('notes shared by many rows', () => {
+  it('says a note three or more benchmarks share once, naming each of them, and keeps the others per row', () => {
+    const cut = 'measured in 8 of the 15 rounds its first look needs: too few for a verdict: raise time-limit to at least 5m10s';
+    const rows = [
+      bench({ id: 'f > a', verdict: 'unmeasured', note: cut }),
+      bench({ id: 'f > b', verdict: 'unmeasured', note: cut }),
+      bench({ id: 'f > c', verdict: 'unmeasured', note: `${cut}; its rounds fell in 2 groups` }),
+      bench({ id: 'f > d', verdict: 'unmeasured', note: cut }),
+      bench({ id: 'g > e', warning: 'twice' }),
+      bench({ id: 'g > f', warning: 'twice' }),
+    ];
+    const terminal = plainText(renderTerminal(report(rows), { color: false }))
+      .split('\n')
+      .filter((line) => line.startsWith('note: '));
+    expect(terminal.filter((line) => line.endsWith(cut))).toEqual([`note: 3 benchmarks (f > a, f > b, f > d): ${cut}`]);
+    expect(terminal).toContain(`note: f > c: ${cut}; its rounds fell in 2 groups`);
+    // Two alike stay one a row.
+    expect(terminal).toContain('note: g > e: twice');
+    expect(terminal).toContain('note: g > f: twice');
+    const markdown = plainText(renderMarkdown(report(rows)));
+    expect(markdown.split(cut).length - 1).toBe(2);
+    expect(markdown).toContain(`> 3 benchmarks (f > a, f > b, f > d): ${cut}`);
+  });
+});
