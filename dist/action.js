@@ -99371,6 +99371,16 @@ function uDistribution(n, m) {
 }
 var LEVEL_GAP = 0.05;
 var LEVEL_SEPARATION = 6;
+function levelsFollowOrder(opsPerSec, levels, reversed) {
+  if (levels.levels.length !== 2) return false;
+  const [slow, fast] = levels.levels.map((level) => Math.log(level.opsPerSec));
+  const sideOf = (ops) => Math.abs(Math.log(ops) - slow) <= Math.abs(Math.log(ops) - fast) ? "slow" : "fast";
+  const seen = { declared: /* @__PURE__ */ new Set(), reversed: /* @__PURE__ */ new Set() };
+  opsPerSec.forEach((ops, round4) => {
+    if (ops > 0 && Number.isFinite(ops)) seen[reversed(round4) ? "reversed" : "declared"].add(sideOf(ops));
+  });
+  return seen.declared.size === 1 && seen.reversed.size === 1 && [...seen.declared][0] !== [...seen.reversed][0];
+}
 function processLevels(opsPerSec) {
   const logs = opsPerSec.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
   const found = groupsOf(logs, {
@@ -99382,67 +99392,6 @@ function processLevels(opsPerSec) {
   });
   if (!found) return void 0;
   return { levels: found.map((g2) => ({ opsPerSec: Math.exp(median(g2)), processes: g2.length })) };
-}
-
-// src/gate/judge.ts
-function judge(run, micro, http5) {
-  const { analyzeOptions, rule, familyFigures, countedOnly } = run.plan;
-  const samples = [...micro?.benchmarks ?? [], ...http5?.benchmarks ?? []];
-  const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor) + countedOnly;
-  const firstLook = (benchmark) => {
-    const measured = (benchmark.http ? http5 : micro) ?? { durationMs: 0, rounds: 0, plannedRounds: run.firstLook.rounds };
-    return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? "http" : "micro", measured, run) };
-  };
-  const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
-  const benchmarks = comparisons.map(
-    (c, i2) => withRoundLevels(toReportBenchmark(c, samples[i2].http ? httpDetails(samples[i2], c) : void 0), samples[i2])
-  );
-  return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures), figures };
-}
-function withRoundLevels(benchmark, samples) {
-  if (benchmark.kind !== "micro" || !benchmark.change) return benchmark;
-  const base2 = processLevels(samples.base?.opsPerSec ?? []);
-  const head = processLevels(samples.head?.opsPerSec ?? []);
-  return base2 || head ? { ...benchmark, levels: { ...base2 ? { base: base2 } : {}, ...head ? { head } : {} } } : benchmark;
-}
-
-// src/gate/measures.ts
-function splitByMeasure(micro, inventory, files) {
-  if (!files) return { timed: void 0, counted: void 0 };
-  const declared = /* @__PURE__ */ new Map();
-  const ownerOf = /* @__PURE__ */ new Map();
-  for (const side2 of inventory)
-    for (const load of side2.files) {
-      if (load.workerOf) ownerOf.set(load.file, load.workerOf);
-      const ids = declared.get(load.file) ?? [];
-      for (const id of taskIds(load)) if (!ids.includes(id)) ids.push(id);
-      declared.set(load.file, ids);
-    }
-  const share2 = (keep) => {
-    const skip = [];
-    let only = 0;
-    const used = /* @__PURE__ */ new Set();
-    for (const file of /* @__PURE__ */ new Set([...files.base, ...files.head])) {
-      if (ownerOf.has(file)) continue;
-      const ids = declared.get(file);
-      if (!ids?.length) {
-        if (keep(micro.measure)) used.add(file);
-        continue;
-      }
-      for (const id of ids) {
-        const measure = measureFor(id, micro);
-        if (!keep(measure)) skip.push(id);
-        else {
-          used.add(file);
-          if (measure !== "both") only++;
-        }
-      }
-    }
-    for (const [worker, owner] of ownerOf) if (used.has(owner)) used.add(worker);
-    if (!used.size) return void 0;
-    return { files: { base: files.base.filter((f) => used.has(f)), head: files.head.filter((f) => used.has(f)) }, skip, only };
-  };
-  return { timed: share2((measure) => measure !== "counts"), counted: share2((measure) => measure !== "time") };
 }
 
 // src/measure/micro/schedule.ts
@@ -99932,6 +99881,73 @@ async function explainLoadErrors(files, plan, spawn4, errors, skip) {
       skip.add(id);
     }
   }
+}
+
+// src/gate/judge.ts
+function judge(run, micro, http5) {
+  const { analyzeOptions, rule, familyFigures, countedOnly } = run.plan;
+  const samples = [...micro?.benchmarks ?? [], ...http5?.benchmarks ?? []];
+  const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor) + countedOnly;
+  const firstLook = (benchmark) => {
+    const measured = (benchmark.http ? http5 : micro) ?? { durationMs: 0, rounds: 0, plannedRounds: run.firstLook.rounds };
+    return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? "http" : "micro", measured, run) };
+  };
+  const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
+  const benchmarks = comparisons.map(
+    (c, i2) => withRoundLevels(toReportBenchmark(c, samples[i2].http ? httpDetails(samples[i2], c) : void 0), samples[i2])
+  );
+  return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures), figures };
+}
+function withRoundLevels(benchmark, samples) {
+  if (benchmark.kind !== "micro" || !benchmark.change) return benchmark;
+  const ops = { base: samples.base?.opsPerSec ?? [], head: samples.head?.opsPerSec ?? [] };
+  const base2 = processLevels(ops.base);
+  const head = processLevels(ops.head);
+  if (!base2 && !head) return benchmark;
+  const byOrder = ["base", "head"].every((side2) => {
+    const levels = side2 === "base" ? base2 : head;
+    return !levels || levelsFollowOrder(ops[side2], levels, reversedAt);
+  });
+  return { ...benchmark, levels: { ...base2 ? { base: base2 } : {}, ...head ? { head } : {}, ...byOrder ? { byOrder: true } : {} } };
+}
+
+// src/gate/measures.ts
+function splitByMeasure(micro, inventory, files) {
+  if (!files) return { timed: void 0, counted: void 0 };
+  const declared = /* @__PURE__ */ new Map();
+  const ownerOf = /* @__PURE__ */ new Map();
+  for (const side2 of inventory)
+    for (const load of side2.files) {
+      if (load.workerOf) ownerOf.set(load.file, load.workerOf);
+      const ids = declared.get(load.file) ?? [];
+      for (const id of taskIds(load)) if (!ids.includes(id)) ids.push(id);
+      declared.set(load.file, ids);
+    }
+  const share2 = (keep) => {
+    const skip = [];
+    let only = 0;
+    const used = /* @__PURE__ */ new Set();
+    for (const file of /* @__PURE__ */ new Set([...files.base, ...files.head])) {
+      if (ownerOf.has(file)) continue;
+      const ids = declared.get(file);
+      if (!ids?.length) {
+        if (keep(micro.measure)) used.add(file);
+        continue;
+      }
+      for (const id of ids) {
+        const measure = measureFor(id, micro);
+        if (!keep(measure)) skip.push(id);
+        else {
+          used.add(file);
+          if (measure !== "both") only++;
+        }
+      }
+    }
+    for (const [worker, owner] of ownerOf) if (used.has(owner)) used.add(worker);
+    if (!used.size) return void 0;
+    return { files: { base: files.base.filter((f) => used.has(f)), head: files.head.filter((f) => used.has(f)) }, skip, only };
+  };
+  return { timed: share2((measure) => measure !== "counts"), counted: share2((measure) => measure !== "time") };
 }
 
 // src/gate/micro.ts
@@ -101511,8 +101527,17 @@ function levelsText(levels) {
   return `${levels.levels.length} speeds from process to process: ${or} a call (${counts.slice(0, -1).join(", ")} and ${counts.at(-1)} of ${total})`;
 }
 function roundLevelsLine(levels) {
+  if (levels.byOrder) {
+    const sides2 = ["base", "head"].filter((side2) => levels[side2]).map((side2) => `at ${side2} ${orderText(levels[side2])}`);
+    return `${sides2.join("; ")}: its speed follows the tasks run before it in the process (its rounds alternate the declared order and the reverse, so neither order decides the change alone)`;
+  }
   const sides = ["base", "head"].filter((side2) => levels[side2]).map((side2) => `at ${side2} it ran at ${levelsText(levels[side2])}`);
   return `${sides.join("; ")}: its figure depends on the process it runs in; compare --solo-check measures each revision alone in fresh processes`;
+}
+function orderText(levels) {
+  const [slow, fast] = levels.levels;
+  const calls = `${formatMicros(1e6 / slow.opsPerSec)} or ${formatMicros(1e6 / fast.opsPerSec)} a call`;
+  return `it ran at 2 speeds, one per task order: ${calls} (${slow.processes} and ${fast.processes} of ${slow.processes + fast.processes} rounds)`;
 }
 
 // src/report/solo-sections.ts
@@ -102322,6 +102347,11 @@ var report_schema_default = {
             },
             head: {
               $ref: "#/definitions/ProcessLevels"
+            },
+            byOrder: {
+              type: "boolean",
+              const: true,
+              description: "Every side's two levels are the two task orders the rounds alternate: the speed follows the tasks before it."
             }
           },
           additionalProperties: false,

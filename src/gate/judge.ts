@@ -4,7 +4,8 @@ import { httpDetails } from '../report/http.js';
 import { type ReportBenchmark, sortBenchmarks, toReportBenchmark } from '../report/model.js';
 import { analyze, budgetedFigures } from '../stats/analyze.js';
 import { decideFamily } from '../stats/family.js';
-import { processLevels } from '../stats/solo.js';
+import { levelsFollowOrder, processLevels } from '../stats/solo.js';
+import { reversedAt } from '../measure/micro/schedule.js';
 import { type RunContext, timeHint } from './plan.js';
 
 /** Every measured benchmark judged once more, together: the final verdicts, at the level the whole run's figures set. */
@@ -30,7 +31,14 @@ export function judge(
 /** A micro-benchmark whose rounds sat on speed levels at a revision (not a spread) says so (ReportBenchmark.levels). */
 function withRoundLevels(benchmark: ReportBenchmark, samples: BenchmarkSamples): ReportBenchmark {
   if (benchmark.kind !== 'micro' || !benchmark.change) return benchmark;
-  const base = processLevels(samples.base?.opsPerSec ?? []);
-  const head = processLevels(samples.head?.opsPerSec ?? []);
-  return base || head ? { ...benchmark, levels: { ...(base ? { base } : {}), ...(head ? { head } : {}) } } : benchmark;
+  const ops = { base: samples.base?.opsPerSec ?? [], head: samples.head?.opsPerSec ?? [] };
+  const base = processLevels(ops.base);
+  const head = processLevels(ops.head);
+  if (!base && !head) return benchmark;
+  // The i-th figure is round i's (a task is measured from the first round until it is decided).
+  const byOrder = (['base', 'head'] as const).every((side) => {
+    const levels = side === 'base' ? base : head;
+    return !levels || levelsFollowOrder(ops[side], levels, reversedAt);
+  });
+  return { ...benchmark, levels: { ...(base ? { base } : {}), ...(head ? { head } : {}), ...(byOrder ? { byOrder: true as const } : {}) } };
 }

@@ -97,6 +97,22 @@ const LEVEL_SEPARATION = 6;
  * into 2 (or 3) groups by ckmeans, kept when every group holds at least 2 processes and a sixth of them, and
  * each neighbouring pair of groups lies at least LEVEL_GAP and LEVEL_SEPARATION pooled SDs apart (mixture.ts groupsOf).
  */
+/**
+ * Whether two levels are the two task orders (the rounds alternate them: `reversed(i)` of round i, the i-th figure):
+ * every round of one order nearest one level, every round of the other nearest the other. Then the speed follows the
+ * tasks run before it in the process (a shared function made polymorphic by a neighbour), not the process.
+ */
+export function levelsFollowOrder(opsPerSec: readonly number[], levels: ProcessLevels, reversed: (round: number) => boolean): boolean {
+  if (levels.levels.length !== 2) return false;
+  const [slow, fast] = levels.levels.map((level) => Math.log(level.opsPerSec)) as [number, number];
+  const sideOf = (ops: number) => (Math.abs(Math.log(ops) - slow) <= Math.abs(Math.log(ops) - fast) ? 'slow' : 'fast');
+  const seen = { declared: new Set<string>(), reversed: new Set<string>() };
+  opsPerSec.forEach((ops, round) => {
+    if (ops > 0 && Number.isFinite(ops)) seen[reversed(round) ? 'reversed' : 'declared'].add(sideOf(ops));
+  });
+  return seen.declared.size === 1 && seen.reversed.size === 1 && [...seen.declared][0] !== [...seen.reversed][0];
+}
+
 export function processLevels(opsPerSec: readonly number[]): ProcessLevels | undefined {
   const logs = opsPerSec.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
   const found = groupsOf(logs, {

@@ -280,6 +280,31 @@ describe("levels in the shared process's rounds", () => {
     );
     expect(roundLevelsLine({ base, head: base })).toMatch(/^at base it ran at 2 speeds .*; at head it ran at 2 speeds /);
   });
+
+  it('names the task order, not the process, where the two levels are the two orders the rounds alternate', async () => {
+    const { roundLevelsLine } = await import('../../src/report/levels.js');
+    const { levelsFollowOrder } = await import('../../src/stats/solo.js');
+    const { reversedAt } = await import('../../src/measure/micro/schedule.js');
+    // Rounds 0 1 declared, 2 3 reversed, ...: reselect's selectorDefault, 7.98 ns declared and 5.23 ns reversed, 4 and 4 of 8.
+    const slow = 1 / 7.98e-9;
+    const fast = 1 / 5.23e-9;
+    const byOrder = Array.from({ length: 8 }, (_, round) => (reversedAt(round) ? fast : slow) * (1 + 0.001 * (round % 3)));
+    const levels = processLevels(byOrder)!;
+    expect(levels.levels.map((level) => level.processes)).toEqual([4, 4]);
+    expect(levelsFollowOrder(byOrder, levels, reversedAt)).toBe(true);
+    // The same speeds in another pattern (the process's, not the order's): not the order.
+    const byProcess = [slow, fast, slow, fast, slow, fast, slow, fast];
+    expect(levelsFollowOrder(byProcess, processLevels(byProcess)!, reversedAt)).toBe(false);
+    // One round off the pattern: not the order either.
+    const oneOff = byOrder.map((ops, round) => (round === 3 ? slow : ops));
+    expect(levelsFollowOrder(oneOff, processLevels(oneOff)!, reversedAt)).toBe(false);
+    const line = roundLevelsLine({ base: levels, byOrder: true });
+    expect(line).toMatch(/^at base it ran at 2 speeds, one per task order: 7\.9\d ns or 5\.2\d ns a call \(4 and 4 of 8 rounds\): /);
+    expect(line).toContain(
+      'its speed follows the tasks run before it in the process (its rounds alternate the declared order and the reverse',
+    );
+    expect(line).not.toContain('from process to process');
+  });
 });
 
 describe('calibration on random draws (seeded)', () => {

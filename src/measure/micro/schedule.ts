@@ -539,7 +539,7 @@ function describeAllocation(allocation: Allocation, records: RoundRecord[], task
 }
 
 /** Whether round `round` (0-based) runs its tasks in reverse: rounds 2 and 3 of every 4. */
-const reversedAt = (round: number): boolean => Math.floor(round / 2) % 2 === 1;
+export const reversedAt = (round: number): boolean => Math.floor(round / 2) % 2 === 1;
 
 /** One process (a pair in process isolation) of round `round`; `order` (the processes before it) picks which revision loads first. */
 async function runRound(
