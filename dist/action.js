@@ -99372,14 +99372,17 @@ function uDistribution(n, m) {
 var LEVEL_GAP = 0.05;
 var LEVEL_SEPARATION = 6;
 function levelsFollowOrder(opsPerSec, levels, reversed) {
-  if (levels.levels.length !== 2) return false;
-  const [slow, fast] = levels.levels.map((level) => Math.log(level.opsPerSec));
-  const sideOf = (ops) => Math.abs(Math.log(ops) - slow) <= Math.abs(Math.log(ops) - fast) ? "slow" : "fast";
-  const seen = { declared: /* @__PURE__ */ new Set(), reversed: /* @__PURE__ */ new Set() };
+  if (levels.levels.length !== 2) return void 0;
+  const logs = levels.levels.map((level) => Math.log(level.opsPerSec));
+  const nearest = (ops) => Math.abs(Math.log(ops) - logs[0]) <= Math.abs(Math.log(ops) - logs[1]) ? 0 : 1;
+  const seen = { declared: [], reversed: [] };
   opsPerSec.forEach((ops, round4) => {
-    if (ops > 0 && Number.isFinite(ops)) seen[reversed(round4) ? "reversed" : "declared"].add(sideOf(ops));
+    if (ops > 0 && Number.isFinite(ops)) seen[reversed(round4) ? "reversed" : "declared"].push(nearest(ops));
   });
-  return seen.declared.size === 1 && seen.reversed.size === 1 && [...seen.declared][0] !== [...seen.reversed][0];
+  const [declared, backwards] = [new Set(seen.declared), new Set(seen.reversed)];
+  if (seen.declared.length < 3 || seen.reversed.length < 3 || declared.size !== 1 || backwards.size !== 1) return void 0;
+  const [d, r] = [[...declared][0], [...backwards][0]];
+  return d === r ? void 0 : { declared: levels.levels[d].opsPerSec, reversed: levels.levels[r].opsPerSec };
 }
 function processLevels(opsPerSec) {
   const logs = opsPerSec.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
@@ -99900,15 +99903,15 @@ function judge(run, micro, http5) {
 }
 function withRoundLevels(benchmark, samples) {
   if (benchmark.kind !== "micro" || !benchmark.change) return benchmark;
-  const ops = { base: samples.base?.opsPerSec ?? [], head: samples.head?.opsPerSec ?? [] };
-  const base2 = processLevels(ops.base);
-  const head = processLevels(ops.head);
+  const levelsOf2 = (ops) => {
+    const levels = processLevels(ops);
+    const byOrder = levels && levelsFollowOrder(ops, levels, reversedAt);
+    return levels && byOrder ? { ...levels, byOrder } : levels;
+  };
+  const base2 = levelsOf2(samples.base?.opsPerSec ?? []);
+  const head = levelsOf2(samples.head?.opsPerSec ?? []);
   if (!base2 && !head) return benchmark;
-  const byOrder = ["base", "head"].every((side2) => {
-    const levels = side2 === "base" ? base2 : head;
-    return !levels || levelsFollowOrder(ops[side2], levels, reversedAt);
-  });
-  return { ...benchmark, levels: { ...base2 ? { base: base2 } : {}, ...head ? { head } : {}, ...byOrder ? { byOrder: true } : {} } };
+  return { ...benchmark, levels: { ...base2 ? { base: base2 } : {}, ...head ? { head } : {} } };
 }
 
 // src/gate/measures.ts
@@ -101527,17 +101530,24 @@ function levelsText(levels) {
   return `${levels.levels.length} speeds from process to process: ${or} a call (${counts.slice(0, -1).join(", ")} and ${counts.at(-1)} of ${total})`;
 }
 function roundLevelsLine(levels) {
-  if (levels.byOrder) {
-    const sides2 = ["base", "head"].filter((side2) => levels[side2]).map((side2) => `at ${side2} ${orderText(levels[side2])}`);
-    return `${sides2.join("; ")}: its speed follows the tasks run before it in the process (its rounds alternate the declared order and the reverse, so neither order decides the change alone)`;
-  }
-  const sides = ["base", "head"].filter((side2) => levels[side2]).map((side2) => `at ${side2} it ran at ${levelsText(levels[side2])}`);
-  return `${sides.join("; ")}: its figure depends on the process it runs in; compare --solo-check measures each revision alone in fresh processes`;
-}
-function orderText(levels) {
-  const [slow, fast] = levels.levels;
-  const calls = `${formatMicros(1e6 / slow.opsPerSec)} or ${formatMicros(1e6 / fast.opsPerSec)} a call`;
-  return `it ran at 2 speeds, one per task order: ${calls} (${slow.processes} and ${fast.processes} of ${slow.processes + fast.processes} rounds)`;
+  const present = ["base", "head"].filter((side2) => levels[side2]);
+  const order2 = (side2) => {
+    const { levels: found, byOrder } = levels[side2];
+    return found.length === 2 && byOrder && byOrder.declared > 0 && byOrder.reversed > 0 ? byOrder : void 0;
+  };
+  const sides = present.map((side2) => {
+    const byOrder = order2(side2);
+    if (!byOrder) return `at ${side2} it ran at ${levelsText(levels[side2])}`;
+    const rounds = levels[side2].levels.reduce((sum3, level) => sum3 + level.processes, 0);
+    return `at ${side2} it ran at 2 speeds, one per task order: ${formatMicros(1e6 / byOrder.declared)} a call in the declared order, ${formatMicros(1e6 / byOrder.reversed)} reversed (${rounds} rounds)`;
+  });
+  const why = [
+    ...present.some((side2) => order2(side2)) ? [
+      "its speed follows the tasks run before it in the process (the rounds alternate the declared order and the reverse, so neither decides the change alone)"
+    ] : [],
+    ...present.some((side2) => !order2(side2)) ? ["its figure depends on the process it runs in; compare --solo-check measures each revision alone in fresh processes"] : []
+  ];
+  return `${sides.join("; ")}: ${why.join("; ")}`;
 }
 
 // src/report/solo-sections.ts
@@ -102347,11 +102357,6 @@ var report_schema_default = {
             },
             head: {
               $ref: "#/definitions/ProcessLevels"
-            },
-            byOrder: {
-              type: "boolean",
-              const: true,
-              description: "Every side's two levels are the two task orders the rounds alternate: the speed follows the tasks before it."
             }
           },
           additionalProperties: false,
@@ -104128,6 +104133,29 @@ var report_schema_default = {
           },
           description: "Each level's median ops/s, slowest first, and how many processes sat on it.",
           maxItems: 1e4
+        },
+        byOrder: {
+          type: "object",
+          properties: {
+            declared: {
+              type: [
+                "number",
+                "null"
+              ]
+            },
+            reversed: {
+              type: [
+                "number",
+                "null"
+              ]
+            }
+          },
+          required: [
+            "declared",
+            "reversed"
+          ],
+          additionalProperties: false,
+          description: "A compare's own rounds: the two levels are the two task orders the rounds alternate, each order's ops/s."
         }
       },
       required: [

@@ -822,7 +822,7 @@ var ae = class extends EventTarget {
 };
 
 // src/measure/micro/alternate.ts
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -865,14 +865,17 @@ function withinProject(message, root) {
   return /Cannot find (module|package) '(?:[^'\s]*\/node_modules\/(?:@[^/'\s]+\/)?[^/'\s]+\/)?(dist|build|lib|out|\.build)\//.test(text) ? `${text} (the build's output is missing at this revision: set build in benchgate.yml, ${buildExample(root)})` : text;
 }
 function buildExample(root) {
-  let manifest = {};
+  let manifest;
   try {
     manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
   } catch {
   }
-  const script = typeof manifest.scripts?.build === "string";
-  const manager = typeof manifest.packageManager === "string" ? /^(pnpm|yarn|bun)@/.exec(manifest.packageManager)?.[1] : void 0;
-  if (!script) return "e.g. build: npm run build";
+  const fields = typeof manifest === "object" && manifest !== null ? manifest : {};
+  const scripts = typeof fields.scripts === "object" && fields.scripts !== null ? fields.scripts : {};
+  if (typeof scripts.build !== "string") return "e.g. build: npm run build";
+  const named = typeof fields.packageManager === "string" ? /^(pnpm|yarn|bun)@/.exec(fields.packageManager)?.[1] : void 0;
+  const lockfile = ["pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"].find((file) => existsSync(path.join(root, file)));
+  const manager = named ?? (lockfile ? { "pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn", "bun.lock": "bun", "bun.lockb": "bun" }[lockfile] : void 0);
   const run = manager === "bun" ? "bun run build" : manager ? `corepack ${manager} run build` : "npm run build";
   return `e.g. build: ${run} (its build script)`;
 }

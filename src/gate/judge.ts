@@ -31,14 +31,14 @@ export function judge(
 /** A micro-benchmark whose rounds sat on speed levels at a revision (not a spread) says so (ReportBenchmark.levels). */
 function withRoundLevels(benchmark: ReportBenchmark, samples: BenchmarkSamples): ReportBenchmark {
   if (benchmark.kind !== 'micro' || !benchmark.change) return benchmark;
-  const ops = { base: samples.base?.opsPerSec ?? [], head: samples.head?.opsPerSec ?? [] };
-  const base = processLevels(ops.base);
-  const head = processLevels(ops.head);
-  if (!base && !head) return benchmark;
   // The i-th figure is round i's (a task is measured from the first round until it is decided).
-  const byOrder = (['base', 'head'] as const).every((side) => {
-    const levels = side === 'base' ? base : head;
-    return !levels || levelsFollowOrder(ops[side], levels, reversedAt);
-  });
-  return { ...benchmark, levels: { ...(base ? { base } : {}), ...(head ? { head } : {}), ...(byOrder ? { byOrder: true as const } : {}) } };
+  const levelsOf = (ops: readonly number[]) => {
+    const levels = processLevels(ops);
+    const byOrder = levels && levelsFollowOrder(ops, levels, reversedAt);
+    return levels && byOrder ? { ...levels, byOrder } : levels;
+  };
+  const base = levelsOf(samples.base?.opsPerSec ?? []);
+  const head = levelsOf(samples.head?.opsPerSec ?? []);
+  if (!base && !head) return benchmark;
+  return { ...benchmark, levels: { ...(base ? { base } : {}), ...(head ? { head } : {}) } };
 }

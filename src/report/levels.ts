@@ -12,24 +12,32 @@ export function levelsText(levels: ProcessLevels): string {
 }
 
 /** The line a benchmark's shared rounds get when a revision's rounds sat on levels (ReportBenchmark.levels). */
-export function roundLevelsLine(levels: { base?: ProcessLevels; head?: ProcessLevels; byOrder?: true }): string {
-  if (levels.byOrder) {
-    // The two levels are the two task orders: say which speed each order gave, not "from process to process".
-    const sides = (['base', 'head'] as const).filter((side) => levels[side]).map((side) => `at ${side} ${orderText(levels[side]!)}`);
+export function roundLevelsLine(levels: { base?: ProcessLevels; head?: ProcessLevels }): string {
+  const present = (['base', 'head'] as const).filter((side) => levels[side]);
+  // Two levels that are the task orders are said as such (a report made elsewhere may carry anything: checked here).
+  const order = (side: 'base' | 'head') => {
+    const { levels: found, byOrder } = levels[side]!;
+    return found.length === 2 && byOrder && byOrder.declared > 0 && byOrder.reversed > 0 ? byOrder : undefined;
+  };
+  const sides = present.map((side) => {
+    const byOrder = order(side);
+    if (!byOrder) return `at ${side} it ran at ${levelsText(levels[side]!)}`;
+    const rounds = levels[side]!.levels.reduce((sum, level) => sum + level.processes, 0);
     return (
-      `${sides.join('; ')}: its speed follows the tasks run before it in the process (its rounds alternate the declared ` +
-      'order and the reverse, so neither order decides the change alone)'
+      `at ${side} it ran at 2 speeds, one per task order: ${formatMicros(1e6 / byOrder.declared)} a call in the declared order, ` +
+      `${formatMicros(1e6 / byOrder.reversed)} reversed (${rounds} rounds)`
     );
-  }
-  const sides = (['base', 'head'] as const)
-    .filter((side) => levels[side])
-    .map((side) => `at ${side} it ran at ${levelsText(levels[side]!)}`);
-  return `${sides.join('; ')}: its figure depends on the process it runs in; compare --solo-check measures each revision alone in fresh processes`;
-}
-
-/** "it ran at 2 speeds, one per task order: 7.98 ns or 5.23 ns a call (4 and 4 of 8 rounds)". */
-function orderText(levels: ProcessLevels): string {
-  const [slow, fast] = levels.levels;
-  const calls = `${formatMicros(1e6 / slow!.opsPerSec)} or ${formatMicros(1e6 / fast!.opsPerSec)} a call`;
-  return `it ran at 2 speeds, one per task order: ${calls} (${slow!.processes} and ${fast!.processes} of ${slow!.processes + fast!.processes} rounds)`;
+  });
+  const why = [
+    ...(present.some((side) => order(side))
+      ? [
+          'its speed follows the tasks run before it in the process ' +
+            '(the rounds alternate the declared order and the reverse, so neither decides the change alone)',
+        ]
+      : []),
+    ...(present.some((side) => !order(side))
+      ? ['its figure depends on the process it runs in; compare --solo-check measures each revision alone in fresh processes']
+      : []),
+  ];
+  return `${sides.join('; ')}: ${why.join('; ')}`;
 }

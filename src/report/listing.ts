@@ -34,8 +34,13 @@ export function renderListing(listing: Listing): string {
           "name yours with --files '<glob>' or micro.files",
       );
     for (const file of revision.files) {
-      // One label a copy: a file and a helper it imports may each resolve the same harness (reselect's testUtils and vitest).
-      const copies = [...new Set((file.harnesses ?? []).map((h) => `${h.harness}${h.version ? ` ${h.version}` : ''}`))];
+      // One label a copy (a file and a helper it imports resolve the same one: reselect's testUtils and vitest); two
+      // installed copies of one version are said as such.
+      const byPath = [...new Map((file.harnesses ?? []).map((h) => [h.path, `${h.harness}${h.version ? ` ${h.version}` : ''}`])).values()];
+      const copies = [...new Set(byPath)].map((label) => {
+        const count = byPath.filter((other) => other === label).length;
+        return count > 1 ? `${label} (${count} copies)` : label;
+      });
       const how = file.workerOf
         ? `a worker of ${file.workerOf}`
         : file.error

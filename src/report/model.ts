@@ -92,12 +92,7 @@ export interface ReportBenchmark {
    * Micro: the speeds a revision's rounds sat on, when they are levels and not spread (stats/solo.ts): the
    * call's speed depends on the process it runs in.
    */
-  levels?: {
-    base?: ProcessLevels;
-    head?: ProcessLevels;
-    /** Every side's two levels are the two task orders the rounds alternate: the speed follows the tasks before it. */
-    byOrder?: true;
-  };
+  levels?: { base?: ProcessLevels; head?: ProcessLevels };
   /** compare --solo-check: the change with each revision alone in fresh processes, beside this (shared-process) one. */
   solo?: SoloComparison;
   /**

@@ -21,6 +21,8 @@ export interface SoloChange {
 export interface ProcessLevels {
   /** Each level's median ops/s, slowest first, and how many processes sat on it. */
   levels: { opsPerSec: number; processes: number }[];
+  /** A compare's own rounds: the two levels are the two task orders the rounds alternate, each order's ops/s. */
+  byOrder?: { declared: number; reversed: number };
 }
 
 /**
@@ -93,26 +95,34 @@ const LEVEL_GAP = 0.05;
 const LEVEL_SEPARATION = 6;
 
 /**
+ * Where a revision's two levels are the two task orders the rounds alternate (`reversed(i)` of round i, the i-th
+ * figure): every round of one order nearest one level, every round of the other nearest the other, at least 3 rounds
+ * of each (at fewer, process levels would fall on the orders' pattern by chance too often), each order's speed. Then
+ * the speed follows the tasks run before it in the process (a shared function a neighbour made polymorphic), not the process.
+ */
+export function levelsFollowOrder(
+  opsPerSec: readonly number[],
+  levels: ProcessLevels,
+  reversed: (round: number) => boolean,
+): { declared: number; reversed: number } | undefined {
+  if (levels.levels.length !== 2) return undefined;
+  const logs = levels.levels.map((level) => Math.log(level.opsPerSec));
+  const nearest = (ops: number) => (Math.abs(Math.log(ops) - logs[0]!) <= Math.abs(Math.log(ops) - logs[1]!) ? 0 : 1);
+  const seen = { declared: [] as number[], reversed: [] as number[] };
+  opsPerSec.forEach((ops, round) => {
+    if (ops > 0 && Number.isFinite(ops)) seen[reversed(round) ? 'reversed' : 'declared'].push(nearest(ops));
+  });
+  const [declared, backwards] = [new Set(seen.declared), new Set(seen.reversed)];
+  if (seen.declared.length < 3 || seen.reversed.length < 3 || declared.size !== 1 || backwards.size !== 1) return undefined;
+  const [d, r] = [[...declared][0]!, [...backwards][0]!];
+  return d === r ? undefined : { declared: levels.levels[d]!.opsPerSec, reversed: levels.levels[r]!.opsPerSec };
+}
+
+/**
  * Whether a revision's per-process figures sit on 2 or 3 speeds rather than spread around one: the best split
  * into 2 (or 3) groups by ckmeans, kept when every group holds at least 2 processes and a sixth of them, and
  * each neighbouring pair of groups lies at least LEVEL_GAP and LEVEL_SEPARATION pooled SDs apart (mixture.ts groupsOf).
  */
-/**
- * Whether two levels are the two task orders (the rounds alternate them: `reversed(i)` of round i, the i-th figure):
- * every round of one order nearest one level, every round of the other nearest the other. Then the speed follows the
- * tasks run before it in the process (a shared function made polymorphic by a neighbour), not the process.
- */
-export function levelsFollowOrder(opsPerSec: readonly number[], levels: ProcessLevels, reversed: (round: number) => boolean): boolean {
-  if (levels.levels.length !== 2) return false;
-  const [slow, fast] = levels.levels.map((level) => Math.log(level.opsPerSec)) as [number, number];
-  const sideOf = (ops: number) => (Math.abs(Math.log(ops) - slow) <= Math.abs(Math.log(ops) - fast) ? 'slow' : 'fast');
-  const seen = { declared: new Set<string>(), reversed: new Set<string>() };
-  opsPerSec.forEach((ops, round) => {
-    if (ops > 0 && Number.isFinite(ops)) seen[reversed(round) ? 'reversed' : 'declared'].add(sideOf(ops));
-  });
-  return seen.declared.size === 1 && seen.reversed.size === 1 && [...seen.declared][0] !== [...seen.reversed][0];
-}
-
 export function processLevels(opsPerSec: readonly number[]): ProcessLevels | undefined {
   const logs = opsPerSec.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
   const found = groupsOf(logs, {

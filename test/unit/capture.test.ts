@@ -562,6 +562,16 @@ describe('s', () => { bench('a', () => 0); bench.skip.only('b', () => 1) })
     );
     const { files } = await runner(root, ['a.bench.mjs']);
     expect(files[0]!.error).toContain('set build in benchgate.yml, e.g. build: corepack yarn run build (its build script)');
+    // No packageManager: the lockfile names it (fast-querystring's pnpm).
+    const pnpm = project(
+      {
+        'pnpm-lock.yaml': "lockfileVersion: '9.0'\n",
+        'src/index.mjs': "export * from '../dist/x.mjs'\n",
+        'a.bench.mjs': "import { bench } from 'vitest'\nimport './src/index.mjs'\nbench('x', () => 1)\n",
+      },
+      { type: 'module', scripts: { build: 'tsup' } },
+    );
+    expect((await runner(pnpm, ['a.bench.mjs'])).files[0]!.error).toContain('e.g. build: corepack pnpm run build (its build script)');
   });
 
   it("says a build's output is missing where a bench package links the unbuilt project (dequal's bench/, file:../)", async () => {

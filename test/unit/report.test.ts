@@ -656,6 +656,10 @@ describe('benchgate list', () => {
     const file = { revision: 'head' as const, file: 'a.bench.ts', tasks: ['s > x'], harness: 'vitest', harnesses: [vitest, { ...vitest }] };
     const listing = { revisions: [{ ...revision, files: [file] }] };
     expect(renderListing(listing)).toContain('  a.bench.ts  [vitest 1.6.1]\n');
+    const twoCopies = {
+      revisions: [{ ...revision, files: [{ ...file, harnesses: [vitest, { ...vitest, path: '/r/a/node_modules/vitest' }] }] }],
+    };
+    expect(renderListing(twoCopies)).toContain('  a.bench.ts  [vitest 1.6.1 (2 copies)]\n');
     expect(listsNothing(listing)).toBe(false);
     const empty = { revisions: [{ ...revision, files: [{ ...file, tasks: [] }] }] };
     expect(listsNothing(empty)).toBe(true);

@@ -285,25 +285,37 @@ describe("levels in the shared process's rounds", () => {
     const { roundLevelsLine } = await import('../../src/report/levels.js');
     const { levelsFollowOrder } = await import('../../src/stats/solo.js');
     const { reversedAt } = await import('../../src/measure/micro/schedule.js');
-    // Rounds 0 1 declared, 2 3 reversed, ...: reselect's selectorDefault, 7.98 ns declared and 5.23 ns reversed, 4 and 4 of 8.
-    const slow = 1 / 7.98e-9;
-    const fast = 1 / 5.23e-9;
-    const byOrder = Array.from({ length: 8 }, (_, round) => (reversedAt(round) ? fast : slow) * (1 + 0.001 * (round % 3)));
+    // Rounds 0 1 declared, 2 3 reversed, ...: reselect's selectorDefault, 8 ns declared and 5.4 ns reversed, 6 and 6 of 12.
+    const slow = 1 / 8e-9;
+    const fast = 1 / 5.4e-9;
+    const byOrder = Array.from({ length: 12 }, (_, round) => (reversedAt(round) ? fast : slow) * (1 + 0.001 * (round % 3)));
     const levels = processLevels(byOrder)!;
-    expect(levels.levels.map((level) => level.processes)).toEqual([4, 4]);
-    expect(levelsFollowOrder(byOrder, levels, reversedAt)).toBe(true);
+    expect(levels.levels.map((level) => level.processes)).toEqual([6, 6]);
+    const orders = levelsFollowOrder(byOrder, levels, reversedAt)!;
+    expect(orders.declared).toBeCloseTo(slow, -6);
+    expect(orders.reversed).toBeCloseTo(fast, -6);
     // The same speeds in another pattern (the process's, not the order's): not the order.
-    const byProcess = [slow, fast, slow, fast, slow, fast, slow, fast];
-    expect(levelsFollowOrder(byProcess, processLevels(byProcess)!, reversedAt)).toBe(false);
+    const byProcess = byOrder.map((_, round) => (round % 2 ? fast : slow));
+    expect(levelsFollowOrder(byProcess, processLevels(byProcess)!, reversedAt)).toBeUndefined();
     // One round off the pattern: not the order either.
     const oneOff = byOrder.map((ops, round) => (round === 3 ? slow : ops));
-    expect(levelsFollowOrder(oneOff, processLevels(oneOff)!, reversedAt)).toBe(false);
-    const line = roundLevelsLine({ base: levels, byOrder: true });
-    expect(line).toMatch(/^at base it ran at 2 speeds, one per task order: 7\.9\d ns or 5\.2\d ns a call \(4 and 4 of 8 rounds\): /);
-    expect(line).toContain(
-      'its speed follows the tasks run before it in the process (its rounds alternate the declared order and the reverse',
+    expect(levelsFollowOrder(oneOff, processLevels(oneOff)!, reversedAt)).toBeUndefined();
+    // Six rounds hold only two reversed ones: too few to tell the order's pattern from chance.
+    const six = byOrder.slice(0, 6);
+    expect(levelsFollowOrder(six, processLevels(six)!, reversedAt)).toBeUndefined();
+    const line = roundLevelsLine({ base: { ...levels, byOrder: orders } });
+    expect(line).toMatch(
+      /^at base it ran at 2 speeds, one per task order: [78]\.\d+ ns a call in the declared order, 5\.\d+ ns reversed \(12 rounds\): /,
     );
+    expect(line).toContain('its speed follows the tasks run before it in the process');
     expect(line).not.toContain('from process to process');
+    // Base by order, head by process: each side in its own words, both reasons said.
+    const both = roundLevelsLine({ base: { ...levels, byOrder: orders }, head: processLevels(byProcess)! });
+    expect(both).toMatch(/at base it ran at 2 speeds, one per task order: .*; at head it ran at 2 speeds from process to process: /);
+    expect(both).toMatch(/its speed follows the tasks run before it .*; its figure depends on the process it runs in/);
+    // A report made elsewhere that claims an order with one level is read as process levels, and does not throw.
+    const crafted = { levels: [{ opsPerSec: 1e6, processes: 3 }], byOrder: orders };
+    expect(roundLevelsLine({ base: crafted })).toMatch(/^at base it ran at 1 speeds from process to process/);
   });
 });
 

@@ -1,7 +1,7 @@
 import { median, medianAbsoluteDeviation, sampleVariance } from 'simple-statistics';
 import { Bench, type Fn, type FnOptions } from 'tinybench';
 import type { RevisionLabel } from '../../checkout/revisions.js';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { messageOf } from '../../util/errors.js';
@@ -76,19 +76,25 @@ function withinProject(message: string, root: string | undefined): string {
 }
 
 /**
- * The build setting to suggest: the project's own build script, run by the package manager package.json names (yarn
- * and pnpm through corepack, as benchgate installs them: a script such as reselect's `yarn clean && tsup` finds yarn).
+ * The build setting to suggest: the project's own build script, run by its package manager (package.json's
+ * packageManager, else its lockfile's; yarn and pnpm through corepack, as benchgate installs them: a script such as
+ * reselect's `yarn clean && tsup` finds yarn). Never throws: it only words an error.
  */
 function buildExample(root: string): string {
-  let manifest: { scripts?: Record<string, unknown>; packageManager?: unknown } = {};
+  let manifest: unknown;
   try {
-    manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as typeof manifest;
+    manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
   } catch {
     // no package.json, or not JSON: the plain example
   }
-  const script = typeof manifest.scripts?.build === 'string';
-  const manager = typeof manifest.packageManager === 'string' ? /^(pnpm|yarn|bun)@/.exec(manifest.packageManager)?.[1] : undefined;
-  if (!script) return 'e.g. build: npm run build';
+  const fields = typeof manifest === 'object' && manifest !== null ? (manifest as Record<string, unknown>) : {};
+  const scripts = typeof fields.scripts === 'object' && fields.scripts !== null ? (fields.scripts as Record<string, unknown>) : {};
+  if (typeof scripts.build !== 'string') return 'e.g. build: npm run build';
+  const named = typeof fields.packageManager === 'string' ? /^(pnpm|yarn|bun)@/.exec(fields.packageManager)?.[1] : undefined;
+  const lockfile = (['pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb'] as const).find((file) => existsSync(path.join(root, file)));
+  const manager =
+    named ??
+    (lockfile ? ({ 'pnpm-lock.yaml': 'pnpm', 'yarn.lock': 'yarn', 'bun.lock': 'bun', 'bun.lockb': 'bun' } as const)[lockfile] : undefined);
   const run = manager === 'bun' ? 'bun run build' : manager ? `corepack ${manager} run build` : 'npm run build';
   return `e.g. build: ${run} (its build script)`;
 }
