@@ -88590,6 +88590,9 @@ function passWords(benchmarks) {
   if (judged2.length === 0) return "no budget compared";
   return open2 ? `no budget shown broken, ${open2} of ${judged2.length} left open` : "every budget holds";
 }
+function headlinePassWords(report2) {
+  return report2.verdict === "pass" && !report2.error && runVerdict(report2.benchmarks) === "pass" ? passWords(report2.benchmarks) : void 0;
+}
 function summarize(benchmarks) {
   const verdict = runVerdict(benchmarks);
   const counts = verdictCounts(benchmarks);
@@ -97251,6 +97254,35 @@ function welchDf(vx, nx, vy, ny) {
   return denominator > 0 ? (a + b) * (a + b) / denominator : Math.max(1, nx + ny - 2);
 }
 
+// src/report/levels.ts
+function levelsText(levels) {
+  const speeds = levels.levels.map((level) => `${formatMicros(1e6 / level.opsPerSec)}`);
+  const counts = levels.levels.map((level) => level.processes);
+  const total = counts.reduce((sum3, n) => sum3 + n, 0);
+  const or = speeds.length === 2 ? speeds.join(" or ") : `${speeds.slice(0, -1).join(", ")} or ${speeds.at(-1)}`;
+  return `${levels.levels.length} speeds from process to process: ${or} a call (${counts.slice(0, -1).join(", ")} and ${counts.at(-1)} of ${total})`;
+}
+function roundLevelsLine(levels) {
+  const present = ["base", "head"].filter((side2) => levels[side2]);
+  const order2 = (side2) => {
+    const { levels: found, byOrder } = levels[side2];
+    return found.length === 2 && byOrder && byOrder.declared > 0 && byOrder.reversed > 0 ? byOrder : void 0;
+  };
+  const sides = present.map((side2) => {
+    const byOrder = order2(side2);
+    if (!byOrder) return `at ${side2} it ran at ${levelsText(levels[side2])}`;
+    const rounds = levels[side2].levels.reduce((sum3, level) => sum3 + level.processes, 0);
+    return `at ${side2} it ran at 2 speeds, one per task order: ${formatMicros(1e6 / byOrder.declared)} a call in the declared order, ${formatMicros(1e6 / byOrder.reversed)} reversed (${rounds} rounds)`;
+  });
+  const why = [
+    ...present.some((side2) => order2(side2)) ? [
+      "its speed follows the tasks run before it in the process (the rounds alternate the declared order and the reverse, so neither decides the change alone)"
+    ] : [],
+    ...present.some((side2) => !order2(side2)) ? ["its figure depends on the process it runs in; compare --solo-check measures each revision alone in fresh processes"] : []
+  ];
+  return `${sides.join("; ")}: ${why.join("; ")}`;
+}
+
 // src/report/format.ts
 function formatChange(benchmark, options = {}) {
   const { change } = benchmark;
@@ -97343,6 +97375,13 @@ function besideSection(benchmarks) {
     }),
     legend: measure === "counts" ? `counts: ${rows[0].beside.figure === "cycles" ? "estimated cycles" : "instructions"} per call under callgrind (the change in calls per count); ${AGREES_LEGEND}. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads` : `time: operations per second, paired round by round; ${AGREES_LEGEND}`
   };
+}
+function benchmarkNotes(benchmarks) {
+  return [
+    ...notesOnce(benchmarks.filter((b) => b.note).map((b) => ({ id: b.id, text: b.note }))),
+    ...notesOnce(benchmarks.filter((b) => b.warning).map((b) => ({ id: b.id, text: b.warning }))),
+    ...notesOnce(benchmarks.filter((b) => b.levels).map((b) => ({ id: b.id, text: roundLevelsLine(b.levels) })))
+  ];
 }
 function notesOnce(entries) {
   const byText = /* @__PURE__ */ new Map();
@@ -101521,35 +101560,6 @@ function plural(count3, word) {
   return `${count3} ${word}${count3 === 1 ? "" : "s"}`;
 }
 
-// src/report/levels.ts
-function levelsText(levels) {
-  const speeds = levels.levels.map((level) => `${formatMicros(1e6 / level.opsPerSec)}`);
-  const counts = levels.levels.map((level) => level.processes);
-  const total = counts.reduce((sum3, n) => sum3 + n, 0);
-  const or = speeds.length === 2 ? speeds.join(" or ") : `${speeds.slice(0, -1).join(", ")} or ${speeds.at(-1)}`;
-  return `${levels.levels.length} speeds from process to process: ${or} a call (${counts.slice(0, -1).join(", ")} and ${counts.at(-1)} of ${total})`;
-}
-function roundLevelsLine(levels) {
-  const present = ["base", "head"].filter((side2) => levels[side2]);
-  const order2 = (side2) => {
-    const { levels: found, byOrder } = levels[side2];
-    return found.length === 2 && byOrder && byOrder.declared > 0 && byOrder.reversed > 0 ? byOrder : void 0;
-  };
-  const sides = present.map((side2) => {
-    const byOrder = order2(side2);
-    if (!byOrder) return `at ${side2} it ran at ${levelsText(levels[side2])}`;
-    const rounds = levels[side2].levels.reduce((sum3, level) => sum3 + level.processes, 0);
-    return `at ${side2} it ran at 2 speeds, one per task order: ${formatMicros(1e6 / byOrder.declared)} a call in the declared order, ${formatMicros(1e6 / byOrder.reversed)} reversed (${rounds} rounds)`;
-  });
-  const why = [
-    ...present.some((side2) => order2(side2)) ? [
-      "its speed follows the tasks run before it in the process (the rounds alternate the declared order and the reverse, so neither decides the change alone)"
-    ] : [],
-    ...present.some((side2) => !order2(side2)) ? ["its figure depends on the process it runs in; compare --solo-check measures each revision alone in fresh processes"] : []
-  ];
-  return `${sides.join("; ")}: ${why.join("; ")}`;
-}
-
 // src/report/solo-sections.ts
 var SOLO_LEGEND = `solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the Hodges-Lehmann one of the processes' figures. shared: both revisions alternating in one process, as the rounds measured. They disagree when the intervals do not meet: the figure then depends on the process a revision runs in, and the verdict is read from both intervals together. So it is, marked "levels", where a revision's solo processes sat on distinct speeds and the solo estimate lies outside the shared interval.`;
 function soloSections(benchmarks, info2) {
@@ -101625,8 +101635,8 @@ function policyNote(report2) {
   return report2.policy.from === "base" ? `This change edits the gate's policy in its config: ${list3}. They apply once merged: this run was judged by base's.` : `This change edits the gate's policy in its config: ${list3}. This run was judged by them (the gate takes its policy from the change itself).`;
 }
 function renderMarkdown(report2) {
-  const passed = report2.verdict === "pass" && !report2.error && runVerdict(report2.benchmarks) === "pass";
-  const how = passed ? md` — ${passWords(report2.benchmarks)}` : md``;
+  const words = headlinePassWords(report2);
+  const how = words ? md` — ${words}` : md``;
   const out = [md`### ${lookup(HEADLINE, report2.verdict) ?? md`❔ benchgate: ${report2.verdict}`}${how}`, md``];
   if (report2.error) out.push(md`The run failed: ${String(report2.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report2.error)));
   else out.push(md`**${verdictCounts(report2.benchmarks)}**`, md``);
@@ -101666,12 +101676,7 @@ function renderMarkdown(report2) {
   if (solo) out.push(solo, md``);
   const beside = besideMarkdown(report2);
   if (beside) out.push(beside, md``);
-  const notes = [
-    ...notesOnce(benchmarks.filter((b) => b.note).map((b) => ({ id: b.id, text: b.note }))),
-    ...notesOnce(benchmarks.filter((b) => b.warning).map((b) => ({ id: b.id, text: b.warning }))),
-    ...notesOnce(benchmarks.filter((b) => b.levels).map((b) => ({ id: b.id, text: roundLevelsLine(b.levels) })))
-  ];
-  for (const { ids, text: text2 } of notes) out.push(md`> [!NOTE]\n> ${notedIds(ids)}: ${text2}`, md``);
+  for (const { ids, text: text2 } of benchmarkNotes(benchmarks)) out.push(md`> [!NOTE]\n> ${notedIds(ids)}: ${text2}`, md``);
   const errors = benchmarks.filter((b) => b.error);
   if (errors.length)
     out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);

@@ -79306,6 +79306,9 @@ function passWords(benchmarks) {
   if (judged2.length === 0) return "no budget compared";
   return open ? `no budget shown broken, ${open} of ${judged2.length} left open` : "every budget holds";
 }
+function headlinePassWords(report2) {
+  return report2.verdict === "pass" && !report2.error && runVerdict(report2.benchmarks) === "pass" ? passWords(report2.benchmarks) : void 0;
+}
 function summarize(benchmarks) {
   const verdict = runVerdict(benchmarks);
   const counts = verdictCounts(benchmarks);
@@ -87954,6 +87957,35 @@ function welchDf(vx, nx, vy, ny) {
   return denominator > 0 ? (a + b) * (a + b) / denominator : Math.max(1, nx + ny - 2);
 }
 
+// src/report/levels.ts
+function levelsText(levels) {
+  const speeds = levels.levels.map((level) => `${formatMicros(1e6 / level.opsPerSec)}`);
+  const counts = levels.levels.map((level) => level.processes);
+  const total = counts.reduce((sum3, n) => sum3 + n, 0);
+  const or = speeds.length === 2 ? speeds.join(" or ") : `${speeds.slice(0, -1).join(", ")} or ${speeds.at(-1)}`;
+  return `${levels.levels.length} speeds from process to process: ${or} a call (${counts.slice(0, -1).join(", ")} and ${counts.at(-1)} of ${total})`;
+}
+function roundLevelsLine(levels) {
+  const present = ["base", "head"].filter((side2) => levels[side2]);
+  const order2 = (side2) => {
+    const { levels: found, byOrder } = levels[side2];
+    return found.length === 2 && byOrder && byOrder.declared > 0 && byOrder.reversed > 0 ? byOrder : void 0;
+  };
+  const sides = present.map((side2) => {
+    const byOrder = order2(side2);
+    if (!byOrder) return `at ${side2} it ran at ${levelsText(levels[side2])}`;
+    const rounds = levels[side2].levels.reduce((sum3, level) => sum3 + level.processes, 0);
+    return `at ${side2} it ran at 2 speeds, one per task order: ${formatMicros(1e6 / byOrder.declared)} a call in the declared order, ${formatMicros(1e6 / byOrder.reversed)} reversed (${rounds} rounds)`;
+  });
+  const why = [
+    ...present.some((side2) => order2(side2)) ? [
+      "its speed follows the tasks run before it in the process (the rounds alternate the declared order and the reverse, so neither decides the change alone)"
+    ] : [],
+    ...present.some((side2) => !order2(side2)) ? ["its figure depends on the process it runs in; compare --solo-check measures each revision alone in fresh processes"] : []
+  ];
+  return `${sides.join("; ")}: ${why.join("; ")}`;
+}
+
 // src/report/format.ts
 function formatChange(benchmark, options = {}) {
   const { change } = benchmark;
@@ -88092,6 +88124,13 @@ function besideSection(benchmarks) {
     }),
     legend: measure === "counts" ? `counts: ${rows[0].beside.figure === "cycles" ? "estimated cycles" : "instructions"} per call under callgrind (the change in calls per count); ${AGREES_LEGEND}. Where they part, trust time for what users wait on: counts do not see memory, caches, collections, waiting or other threads` : `time: operations per second, paired round by round; ${AGREES_LEGEND}`
   };
+}
+function benchmarkNotes(benchmarks) {
+  return [
+    ...notesOnce(benchmarks.filter((b) => b.note).map((b) => ({ id: b.id, text: b.note }))),
+    ...notesOnce(benchmarks.filter((b) => b.warning).map((b) => ({ id: b.id, text: b.warning }))),
+    ...notesOnce(benchmarks.filter((b) => b.levels).map((b) => ({ id: b.id, text: roundLevelsLine(b.levels) })))
+  ];
 }
 function notesOnce(entries) {
   const byText = /* @__PURE__ */ new Map();
@@ -91980,6 +92019,9 @@ function mermaidString(text2) {
 }
 
 // src/report/listing.ts
+function loadFailed(listing) {
+  return listing.revisions.some((revision) => revision.files.some((file) => file.error));
+}
 function listsNothing(listing) {
   return !listing.http?.length && listing.revisions.every((revision) => revision.files.every((file) => file.tasks.length === 0));
 }
@@ -92018,7 +92060,7 @@ function renderListing(listing) {
   if (listing.http?.length) {
     lines.push(`http load tests in benchgate.yml (started by compare, not here): ${listing.http.length}`);
     for (const id of listing.http) lines.push(`  ${terminalText(id)}`);
-  } else if (listsNothing(listing) && !listing.revisions.some((revision) => revision.files.some((file) => file.error)))
+  } else if (listsNothing(listing) && !loadFailed(listing))
     lines.push("nothing to measure: no task in any bench file, and benchgate.yml declares no http load tests");
   return lines.join("\n");
 }
@@ -92369,35 +92411,6 @@ function plural(count3, word) {
   return `${count3} ${word}${count3 === 1 ? "" : "s"}`;
 }
 
-// src/report/levels.ts
-function levelsText(levels) {
-  const speeds = levels.levels.map((level) => `${formatMicros(1e6 / level.opsPerSec)}`);
-  const counts = levels.levels.map((level) => level.processes);
-  const total = counts.reduce((sum3, n) => sum3 + n, 0);
-  const or = speeds.length === 2 ? speeds.join(" or ") : `${speeds.slice(0, -1).join(", ")} or ${speeds.at(-1)}`;
-  return `${levels.levels.length} speeds from process to process: ${or} a call (${counts.slice(0, -1).join(", ")} and ${counts.at(-1)} of ${total})`;
-}
-function roundLevelsLine(levels) {
-  const present = ["base", "head"].filter((side2) => levels[side2]);
-  const order2 = (side2) => {
-    const { levels: found, byOrder } = levels[side2];
-    return found.length === 2 && byOrder && byOrder.declared > 0 && byOrder.reversed > 0 ? byOrder : void 0;
-  };
-  const sides = present.map((side2) => {
-    const byOrder = order2(side2);
-    if (!byOrder) return `at ${side2} it ran at ${levelsText(levels[side2])}`;
-    const rounds = levels[side2].levels.reduce((sum3, level) => sum3 + level.processes, 0);
-    return `at ${side2} it ran at 2 speeds, one per task order: ${formatMicros(1e6 / byOrder.declared)} a call in the declared order, ${formatMicros(1e6 / byOrder.reversed)} reversed (${rounds} rounds)`;
-  });
-  const why = [
-    ...present.some((side2) => order2(side2)) ? [
-      "its speed follows the tasks run before it in the process (the rounds alternate the declared order and the reverse, so neither decides the change alone)"
-    ] : [],
-    ...present.some((side2) => !order2(side2)) ? ["its figure depends on the process it runs in; compare --solo-check measures each revision alone in fresh processes"] : []
-  ];
-  return `${sides.join("; ")}: ${why.join("; ")}`;
-}
-
 // src/report/solo-sections.ts
 var SOLO_LEGEND = `solo: each revision alone in fresh processes (pairs AB BA), as production runs one revision; its 95% interval is the Hodges-Lehmann one of the processes' figures. shared: both revisions alternating in one process, as the rounds measured. They disagree when the intervals do not meet: the figure then depends on the process a revision runs in, and the verdict is read from both intervals together. So it is, marked "levels", where a revision's solo processes sat on distinct speeds and the solo estimate lies outside the shared interval.`;
 function soloSections(benchmarks, info) {
@@ -92558,12 +92571,8 @@ function renderTerminal(report2, options) {
     for (const line of wrapText(beside.legend, width - 2)) lines.push(paint("dim", `  ${line}`));
     lines.push("");
   }
-  const notes = [
-    ...notesOnce(benchmarks.filter((b) => b.note).map((b) => ({ id: b.id, text: b.note }))),
-    ...notesOnce(benchmarks.filter((b) => b.warning).map((b) => ({ id: b.id, text: b.warning }))),
-    ...notesOnce(benchmarks.filter((b) => b.levels).map((b) => ({ id: b.id, text: roundLevelsLine(b.levels) })))
-  ];
-  for (const { ids, text: text2 } of notes) lines.push(paint("yellow", `note: ${terminalText(notedIds(ids))}: ${terminalText(text2)}`));
+  for (const { ids, text: text2 } of benchmarkNotes(benchmarks))
+    lines.push(paint("yellow", `note: ${terminalText(notedIds(ids))}: ${terminalText(text2)}`));
   if (benchmarks.some((b) => b.warning || b.note || b.levels)) lines.push("");
   for (const b of benchmarks.filter((b2) => b2.error)) {
     lines.push(
@@ -92579,7 +92588,8 @@ function renderTerminal(report2, options) {
     error: paint(["magenta", "bold"], "ERROR")
   };
   const head = Object.hasOwn(heads, report2.verdict) ? heads[report2.verdict] : terminalText(report2.verdict);
-  const how = report2.verdict === "pass" ? ` (${passWords(report2.benchmarks)})` : "";
+  const words = headlinePassWords(report2);
+  const how = words ? ` (${words})` : "";
   if (!report2.error) lines.push(`${head}${how}: ${verdictCounts(report2.benchmarks)}`);
   if (report2.run) lines.push(paint("dim", terminalText(runLine(report2))));
   if (report2.run?.conditions?.note) lines.push(paint("yellow", `note: ${terminalText(report2.run.conditions.note)}`));
@@ -92710,8 +92720,8 @@ function policyNote(report2) {
   return report2.policy.from === "base" ? `This change edits the gate's policy in its config: ${list3}. They apply once merged: this run was judged by base's.` : `This change edits the gate's policy in its config: ${list3}. This run was judged by them (the gate takes its policy from the change itself).`;
 }
 function renderMarkdown(report2) {
-  const passed = report2.verdict === "pass" && !report2.error && runVerdict(report2.benchmarks) === "pass";
-  const how = passed ? md` — ${passWords(report2.benchmarks)}` : md``;
+  const words = headlinePassWords(report2);
+  const how = words ? md` — ${words}` : md``;
   const out = [md`### ${lookup(HEADLINE, report2.verdict) ?? md`❔ benchgate: ${report2.verdict}`}${how}`, md``];
   if (report2.error) out.push(md`The run failed: ${String(report2.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report2.error)));
   else out.push(md`**${verdictCounts(report2.benchmarks)}**`, md``);
@@ -92751,12 +92761,7 @@ function renderMarkdown(report2) {
   if (solo) out.push(solo, md``);
   const beside = besideMarkdown(report2);
   if (beside) out.push(beside, md``);
-  const notes = [
-    ...notesOnce(benchmarks.filter((b) => b.note).map((b) => ({ id: b.id, text: b.note }))),
-    ...notesOnce(benchmarks.filter((b) => b.warning).map((b) => ({ id: b.id, text: b.warning }))),
-    ...notesOnce(benchmarks.filter((b) => b.levels).map((b) => ({ id: b.id, text: roundLevelsLine(b.levels) })))
-  ];
-  for (const { ids, text: text2 } of notes) out.push(md`> [!NOTE]\n> ${notedIds(ids)}: ${text2}`, md``);
+  for (const { ids, text: text2 } of benchmarkNotes(benchmarks)) out.push(md`> [!NOTE]\n> ${notedIds(ids)}: ${text2}`, md``);
   const errors = benchmarks.filter((b) => b.error);
   if (errors.length)
     out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);
@@ -98237,8 +98242,7 @@ function runList(command, io) {
 `);
     if (command.json) write(io.cwd, command.json, `${JSON.stringify(listing, null, 2)}
 `);
-    const failed2 = listing.revisions.some((revision) => revision.files.some((file) => file.error)) || listsNothing(listing);
-    return failed2 ? EXIT.error : 0;
+    return loadFailed(listing) || listsNothing(listing) ? EXIT.error : 0;
   });
 }
 async function withProgress(io, command, body) {

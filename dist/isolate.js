@@ -1,7 +1,7 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/isolate.ts
-import path6 from "node:path";
+import path7 from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 
 // node_modules/simple-statistics/dist/simple-statistics.mjs
@@ -821,16 +821,47 @@ var ae = class extends EventTarget {
   }
 };
 
-// src/measure/micro/alternate.ts
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-
 // src/util/errors.ts
 function messageOf(error) {
   if (error instanceof Error) return error.message;
   return typeof error === "string" ? error : JSON.stringify(error) ?? String(error);
 }
+
+// src/checkout/reuse.ts
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
+import path from "node:path";
+var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"];
+var SETTINGS_FILES = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"];
+function filesIn(root) {
+  return (file) => existsSync(path.join(root, file)) ? readFileSync(path.join(root, file)) : void 0;
+}
+var INSTALL_FILES = ["package.json", ...LOCKFILES, ...SETTINGS_FILES];
+
+// src/checkout/install.ts
+function scriptRunner(read) {
+  const named = packageManager(read)?.name;
+  if (named) return named === "npm" ? void 0 : named;
+  if (read("pnpm-lock.yaml") !== void 0) return "pnpm";
+  if (read("yarn.lock") !== void 0) return "yarn";
+  return read("bun.lock") !== void 0 || read("bun.lockb") !== void 0 ? "bun" : void 0;
+}
+function packageManager(read) {
+  const field = manifest(read)?.packageManager;
+  const match = typeof field === "string" ? /^(npm|pnpm|yarn|bun)@(\d[^+\s]*)/.exec(field) : null;
+  return match ? { name: match[1], version: match[2] } : void 0;
+}
+function manifest(read) {
+  try {
+    return JSON.parse(read("package.json")?.toString("utf8") ?? "");
+  } catch {
+    return void 0;
+  }
+}
+
+// src/measure/micro/alternate.ts
+import { readFileSync as readFileSync2 } from "node:fs";
+import path2 from "node:path";
+import { pathToFileURL } from "node:url";
 
 // src/measure/micro/harness/packages.ts
 var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest"];
@@ -865,17 +896,15 @@ function withinProject(message, root) {
   return /Cannot find (module|package) '(?:[^'\s]*\/node_modules\/(?:@[^/'\s]+\/)?[^/'\s]+\/)?(dist|build|lib|out|\.build)\//.test(text) ? `${text} (the build's output is missing at this revision: set build in benchgate.yml, ${buildExample(root)})` : text;
 }
 function buildExample(root) {
-  let manifest;
+  let manifest2;
   try {
-    manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+    manifest2 = JSON.parse(readFileSync2(path2.join(root, "package.json"), "utf8"));
   } catch {
   }
-  const fields = typeof manifest === "object" && manifest !== null ? manifest : {};
-  const scripts = typeof fields.scripts === "object" && fields.scripts !== null ? fields.scripts : {};
-  if (typeof scripts.build !== "string") return "e.g. build: npm run build";
-  const named = typeof fields.packageManager === "string" ? /^(pnpm|yarn|bun)@/.exec(fields.packageManager)?.[1] : void 0;
-  const lockfile = ["pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"].find((file) => existsSync(path.join(root, file)));
-  const manager = named ?? (lockfile ? { "pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn", "bun.lock": "bun", "bun.lockb": "bun" }[lockfile] : void 0);
+  const scripts = typeof manifest2 === "object" && manifest2 !== null ? manifest2.scripts : void 0;
+  if (typeof scripts !== "object" || scripts === null || typeof scripts.build !== "string")
+    return "e.g. build: npm run build";
+  const manager = scriptRunner(filesIn(root));
   const run = manager === "bun" ? "bun run build" : manager ? `corepack ${manager} run build` : "npm run build";
   return `e.g. build: ${run} (its build script)`;
 }
@@ -1082,7 +1111,7 @@ var BenchmarkjsHarness = class extends PatchedHarness {
 
 // src/measure/micro/harness/graphs.ts
 import Module from "node:module";
-import path2 from "node:path";
+import path3 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 var ModuleGraphs = class {
   /** CommonJS modules loaded before any bench file (benchgate's own): kept when a new module graph starts. */
@@ -1118,7 +1147,7 @@ var ModuleGraphs = class {
     const load = internal._load;
     const inGraphOf = this.inGraphOf.bind(this);
     internal._load = function(request, parent, isMain) {
-      const harness = HARNESS_PACKAGES.includes(request) && parent?.filename && !parent.filename.includes(`${path2.sep}node_modules${path2.sep}`);
+      const harness = HARNESS_PACKAGES.includes(request) && parent?.filename && !parent.filename.includes(`${path3.sep}node_modules${path3.sep}`);
       return inGraphOf(parent, () => {
         if (!harness) return load.call(this, request, parent, isMain);
         return answer2(request, internal._resolveFilename(request, parent), () => load.call(this, request, parent, isMain));
@@ -1634,7 +1663,7 @@ function supported(api, name) {
 import { EventEmitter } from "node:events";
 import childProcess from "node:child_process";
 import { syncBuiltinESMExports } from "node:module";
-import path3 from "node:path";
+import path4 from "node:path";
 import { fileURLToPath } from "node:url";
 import workerThreads from "node:worker_threads";
 var StandIns = class {
@@ -1702,7 +1731,7 @@ var StandIns = class {
   startWorker(worker, port2, filename, options) {
     const threadId = ++this.count;
     const unit = ++this.workersOfFile;
-    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path3.resolve(String(filename));
+    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path4.resolve(String(filename));
     if (options.eval) throw new Error("benchgate cannot collect tasks from a worker started from a string of code (eval: true)");
     this.host.declaration?.workers.push(file);
     if (this.host.onlyUnit !== void 0 && unit !== this.host.onlyUnit) {
@@ -1770,18 +1799,18 @@ function nodeScript(rest) {
 }
 
 // src/util/manifest.ts
-import { readFileSync as readFileSync2 } from "node:fs";
-import path4 from "node:path";
+import { readFileSync as readFileSync3 } from "node:fs";
+import path5 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path4.dirname(file); dir !== path4.dirname(dir); dir = path4.dirname(dir)) {
-    let manifest;
+  for (let dir = path5.dirname(file); dir !== path5.dirname(dir); dir = path5.dirname(dir)) {
+    let manifest2;
     try {
-      manifest = JSON.parse(readFileSync2(path4.join(dir, "package.json"), "utf8"));
+      manifest2 = JSON.parse(readFileSync3(path5.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
-    if (typeof manifest === "object" && manifest !== null && accept(manifest))
-      return { dir, manifest };
+    if (typeof manifest2 === "object" && manifest2 !== null && accept(manifest2))
+      return { dir, manifest: manifest2 };
   }
   return void 0;
 }
@@ -1917,7 +1946,7 @@ var Capture = class {
   }
 };
 function versionOf(file) {
-  const found = nearestManifest(file, (manifest) => typeof manifest.name === "string" && typeof manifest.version === "string");
+  const found = nearestManifest(file, (manifest2) => typeof manifest2.name === "string" && typeof manifest2.version === "string");
   return found ? { version: found.manifest.version } : {};
 }
 var installed;
@@ -1942,8 +1971,8 @@ function installCapture(sourceMaps, inThread) {
 }
 
 // src/measure/micro/load.ts
-import { readFileSync as readFileSync3 } from "node:fs";
-import path5 from "node:path";
+import { readFileSync as readFileSync4 } from "node:fs";
+import path6 from "node:path";
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
@@ -1966,7 +1995,7 @@ var ACCEPTED_SHAPES = [
 ];
 function lateNote(error, file, root) {
   const [message, frame] = describeThrown(error, root).split("\n");
-  const own = path5.relative(root, file).split(path5.sep).join("/");
+  const own = path6.relative(root, file).split(path6.sep).join("/");
   const from = /\(?((?:[^\s():]+\/)*[^\s():]+\.[cm]?[jt]sx?):\d+:\d+\)?$/.exec(frame?.trim() ?? "")?.[1];
   if (from && from !== own && !from.includes("node_modules"))
     return `while it loaded, ${from} threw (set aside; a timer or callback of that file, not this one's code): ${message}`;
@@ -1985,7 +2014,7 @@ async function loadBenchFile(file, root) {
     }
   });
   const harness = declaration.harnesses[0]?.harness;
-  const workers = declaration.workers.map((worker) => path5.relative(root, worker).split(path5.sep).join("/"));
+  const workers = declaration.workers.map((worker) => path6.relative(root, worker).split(path6.sep).join("/"));
   if (declaration.tasks.length > 0) {
     const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map((error) => lateNote(error, file, root));
     return {
@@ -2003,7 +2032,7 @@ async function loadBenchFile(file, root) {
   }
   if (declaration.children.length)
     throw new Error(
-      `it measures in child processes (${declaration.children.map((child) => path5.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
+      `it measures in child processes (${declaration.children.map((child) => path6.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
     );
   if (thrown) throw thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
@@ -2011,7 +2040,7 @@ async function loadBenchFile(file, root) {
   const failed = declaration.workerErrors[0];
   if (failed)
     throw new Error(
-      `its worker ${path5.relative(root, failed.file).split(path5.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
+      `its worker ${path6.relative(root, failed.file).split(path6.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
     );
   if (declaration.workers.length)
     throw new Error(`it measures in worker threads (${workers.join(", ")}) and no task was declared there. ${AS_TASKS}`);
@@ -2028,7 +2057,7 @@ var UNSUPPORTED_HARNESSES = ["cronometro", "bench-node"].map((name) => ({
 function unsupportedHarness(file) {
   let source;
   try {
-    source = readFileSync3(file.startsWith("file:") ? new URL(file) : file, "utf8");
+    source = readFileSync4(file.startsWith("file:") ? new URL(file) : file, "utf8");
   } catch {
     return void 0;
   }
@@ -2065,7 +2094,7 @@ async function main() {
   harnessCapture().onlyUnit = data.unit;
   let tasks;
   try {
-    const loaded = await loadBenchFile(path6.join(data.root, data.file), data.root);
+    const loaded = await loadBenchFile(path7.join(data.root, data.file), data.root);
     tasks = loaded.tasks.filter((task) => (task.unit ?? 0) === data.unit);
   } catch (error) {
     return post({ type: "failed to load", message: describeThrown(error, data.root) });

@@ -1,9 +1,9 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/runner.ts
-import { readFileSync as readFileSync6, readSync as readSync2, rmSync as rmSync2, statSync, writeFileSync } from "node:fs";
+import { readFileSync as readFileSync7, readSync as readSync2, rmSync as rmSync3, statSync as statSync2, writeFileSync } from "node:fs";
 import { findSourceMap } from "node:module";
-import path8 from "node:path";
+import path9 from "node:path";
 import { fileURLToPath as fileURLToPath4, pathToFileURL as pathToFileURL4 } from "node:url";
 
 // src/measure/profiler.ts
@@ -1094,16 +1094,47 @@ var ae = class extends EventTarget {
   }
 };
 
-// src/measure/micro/alternate.ts
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-
 // src/util/errors.ts
 function messageOf(error) {
   if (error instanceof Error) return error.message;
   return typeof error === "string" ? error : JSON.stringify(error) ?? String(error);
 }
+
+// src/checkout/reuse.ts
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
+import path from "node:path";
+var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"];
+var SETTINGS_FILES = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"];
+function filesIn(root) {
+  return (file) => existsSync(path.join(root, file)) ? readFileSync(path.join(root, file)) : void 0;
+}
+var INSTALL_FILES = ["package.json", ...LOCKFILES, ...SETTINGS_FILES];
+
+// src/checkout/install.ts
+function scriptRunner(read) {
+  const named = packageManager(read)?.name;
+  if (named) return named === "npm" ? void 0 : named;
+  if (read("pnpm-lock.yaml") !== void 0) return "pnpm";
+  if (read("yarn.lock") !== void 0) return "yarn";
+  return read("bun.lock") !== void 0 || read("bun.lockb") !== void 0 ? "bun" : void 0;
+}
+function packageManager(read) {
+  const field = manifest(read)?.packageManager;
+  const match = typeof field === "string" ? /^(npm|pnpm|yarn|bun)@(\d[^+\s]*)/.exec(field) : null;
+  return match ? { name: match[1], version: match[2] } : void 0;
+}
+function manifest(read) {
+  try {
+    return JSON.parse(read("package.json")?.toString("utf8") ?? "");
+  } catch {
+    return void 0;
+  }
+}
+
+// src/measure/micro/alternate.ts
+import { readFileSync as readFileSync2 } from "node:fs";
+import path2 from "node:path";
+import { pathToFileURL } from "node:url";
 
 // src/measure/micro/harness/packages.ts
 var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest"];
@@ -1138,17 +1169,15 @@ function withinProject(message, root) {
   return /Cannot find (module|package) '(?:[^'\s]*\/node_modules\/(?:@[^/'\s]+\/)?[^/'\s]+\/)?(dist|build|lib|out|\.build)\//.test(text) ? `${text} (the build's output is missing at this revision: set build in benchgate.yml, ${buildExample(root)})` : text;
 }
 function buildExample(root) {
-  let manifest;
+  let manifest2;
   try {
-    manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+    manifest2 = JSON.parse(readFileSync2(path2.join(root, "package.json"), "utf8"));
   } catch {
   }
-  const fields = typeof manifest === "object" && manifest !== null ? manifest : {};
-  const scripts = typeof fields.scripts === "object" && fields.scripts !== null ? fields.scripts : {};
-  if (typeof scripts.build !== "string") return "e.g. build: npm run build";
-  const named = typeof fields.packageManager === "string" ? /^(pnpm|yarn|bun)@/.exec(fields.packageManager)?.[1] : void 0;
-  const lockfile = ["pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"].find((file) => existsSync(path.join(root, file)));
-  const manager = named ?? (lockfile ? { "pnpm-lock.yaml": "pnpm", "yarn.lock": "yarn", "bun.lock": "bun", "bun.lockb": "bun" }[lockfile] : void 0);
+  const scripts = typeof manifest2 === "object" && manifest2 !== null ? manifest2.scripts : void 0;
+  if (typeof scripts !== "object" || scripts === null || typeof scripts.build !== "string")
+    return "e.g. build: npm run build";
+  const manager = scriptRunner(filesIn(root));
   const run = manager === "bun" ? "bun run build" : manager ? `corepack ${manager} run build` : "npm run build";
   return `e.g. build: ${run} (its build script)`;
 }
@@ -1469,7 +1498,7 @@ var BenchmarkjsHarness = class extends PatchedHarness {
 
 // src/measure/micro/harness/graphs.ts
 import Module from "node:module";
-import path2 from "node:path";
+import path3 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 var ModuleGraphs = class {
   /** CommonJS modules loaded before any bench file (benchgate's own): kept when a new module graph starts. */
@@ -1505,7 +1534,7 @@ var ModuleGraphs = class {
     const load = internal._load;
     const inGraphOf = this.inGraphOf.bind(this);
     internal._load = function(request, parent, isMain) {
-      const harness = HARNESS_PACKAGES.includes(request) && parent?.filename && !parent.filename.includes(`${path2.sep}node_modules${path2.sep}`);
+      const harness = HARNESS_PACKAGES.includes(request) && parent?.filename && !parent.filename.includes(`${path3.sep}node_modules${path3.sep}`);
       return inGraphOf(parent, () => {
         if (!harness) return load.call(this, request, parent, isMain);
         return answer(request, internal._resolveFilename(request, parent), () => load.call(this, request, parent, isMain));
@@ -2024,7 +2053,7 @@ function supported(api, name) {
 import { EventEmitter } from "node:events";
 import childProcess from "node:child_process";
 import { syncBuiltinESMExports } from "node:module";
-import path3 from "node:path";
+import path4 from "node:path";
 import { fileURLToPath } from "node:url";
 import workerThreads from "node:worker_threads";
 var StandIns = class {
@@ -2092,7 +2121,7 @@ var StandIns = class {
   startWorker(worker, port, filename, options) {
     const threadId = ++this.count;
     const unit = ++this.workersOfFile;
-    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path3.resolve(String(filename));
+    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path4.resolve(String(filename));
     if (options.eval) throw new Error("benchgate cannot collect tasks from a worker started from a string of code (eval: true)");
     this.host.declaration?.workers.push(file);
     if (this.host.onlyUnit !== void 0 && unit !== this.host.onlyUnit) {
@@ -2160,18 +2189,18 @@ function nodeScript(rest) {
 }
 
 // src/util/manifest.ts
-import { readFileSync as readFileSync2 } from "node:fs";
-import path4 from "node:path";
+import { readFileSync as readFileSync3 } from "node:fs";
+import path5 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path4.dirname(file); dir !== path4.dirname(dir); dir = path4.dirname(dir)) {
-    let manifest;
+  for (let dir = path5.dirname(file); dir !== path5.dirname(dir); dir = path5.dirname(dir)) {
+    let manifest2;
     try {
-      manifest = JSON.parse(readFileSync2(path4.join(dir, "package.json"), "utf8"));
+      manifest2 = JSON.parse(readFileSync3(path5.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
-    if (typeof manifest === "object" && manifest !== null && accept(manifest))
-      return { dir, manifest };
+    if (typeof manifest2 === "object" && manifest2 !== null && accept(manifest2))
+      return { dir, manifest: manifest2 };
   }
   return void 0;
 }
@@ -2307,7 +2336,7 @@ var Capture = class {
   }
 };
 function versionOf(file) {
-  const found = nearestManifest(file, (manifest) => typeof manifest.name === "string" && typeof manifest.version === "string");
+  const found = nearestManifest(file, (manifest2) => typeof manifest2.name === "string" && typeof manifest2.version === "string");
   return found ? { version: found.manifest.version } : {};
 }
 var installed;
@@ -2331,9 +2360,9 @@ function installCapture(sourceMaps, inThread) {
 }
 
 // src/measure/micro/harness/hooks.ts
-import { readFileSync as readFileSync3 } from "node:fs";
+import { readFileSync as readFileSync4 } from "node:fs";
 import { createRequire } from "node:module";
-import path5 from "node:path";
+import path6 from "node:path";
 import { fileURLToPath as fileURLToPath3, pathToFileURL as pathToFileURL3 } from "node:url";
 import vm from "node:vm";
 
@@ -2430,7 +2459,7 @@ function* resolveFromTypeScript(specifier, context, next) {
 }
 function typeScriptCandidates(specifier) {
   const swapped = { ".js": [".ts", ".tsx"], ".mjs": [".mts"], ".cjs": [".cts"], ".jsx": [".tsx"] };
-  const extension = path5.posix.extname(specifier);
+  const extension = path6.posix.extname(specifier);
   if (swapped[extension]) return swapped[extension].map((ext) => specifier.slice(0, -extension.length) + ext);
   return [".ts", ".tsx", ".mts", ".js", ".mjs", "/index.ts", "/index.js"].map((ext) => specifier.replace(/\/$/, "") + ext);
 }
@@ -2453,7 +2482,7 @@ function loadJson(url) {
   const file = fileURLToPath3(url);
   let value;
   try {
-    value = JSON.parse(readFileSync3(file, "utf8"));
+    value = JSON.parse(readFileSync4(file, "utf8"));
   } catch (error) {
     throw new Error(`${file}: not valid JSON (${error.message})`, { cause: error });
   }
@@ -2533,13 +2562,13 @@ function* loadTypeScript(url, loadTransform) {
   const file = fileURLToPath3(url);
   if (file.endsWith(".tsx")) throw new Error(`${file}: JSX in TypeScript bench files is not supported`);
   transform ??= yield loadTransform;
-  const { code } = transform.transformTypeScript(readFileSync3(file, "utf8"), file);
+  const { code } = transform.transformTypeScript(readFileSync4(file, "utf8"), file);
   return { format: typeScriptFormat(file, code), source: code, shortCircuit: true };
 }
 function typeScriptFormat(file, code) {
   if (file.endsWith(".mts")) return "module";
   if (file.endsWith(".cts")) return "commonjs";
-  const type = packageType(path5.dirname(file));
+  const type = packageType(path6.dirname(file));
   if (type === "module") return "module";
   if (type === "commonjs") return "commonjs";
   try {
@@ -2551,12 +2580,12 @@ function typeScriptFormat(file, code) {
   }
 }
 function packageType(dir) {
-  for (let current2 = dir; ; current2 = path5.dirname(current2)) {
+  for (let current2 = dir; ; current2 = path6.dirname(current2)) {
     try {
-      const manifest = JSON.parse(readFileSync3(path5.join(current2, "package.json"), "utf8"));
-      return typeof manifest.type === "string" ? manifest.type : "none";
+      const manifest2 = JSON.parse(readFileSync4(path6.join(current2, "package.json"), "utf8"));
+      return typeof manifest2.type === "string" ? manifest2.type : "none";
     } catch {
-      if (path5.dirname(current2) === current2) return void 0;
+      if (path6.dirname(current2) === current2) return void 0;
     }
   }
 }
@@ -2941,8 +2970,8 @@ function changes(before, after, limit = 3) {
 }
 
 // src/measure/micro/load.ts
-import { readFileSync as readFileSync4 } from "node:fs";
-import path6 from "node:path";
+import { readFileSync as readFileSync5 } from "node:fs";
+import path7 from "node:path";
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
@@ -2968,7 +2997,7 @@ var ACCEPTED_SHAPES = [
 ];
 function lateNote(error, file, root) {
   const [message, frame] = describeThrown(error, root).split("\n");
-  const own = path6.relative(root, file).split(path6.sep).join("/");
+  const own = path7.relative(root, file).split(path7.sep).join("/");
   const from = /\(?((?:[^\s():]+\/)*[^\s():]+\.[cm]?[jt]sx?):\d+:\d+\)?$/.exec(frame?.trim() ?? "")?.[1];
   if (from && from !== own && !from.includes("node_modules"))
     return `while it loaded, ${from} threw (set aside; a timer or callback of that file, not this one's code): ${message}`;
@@ -2987,7 +3016,7 @@ async function loadBenchFile(file, root) {
     }
   });
   const harness = declaration.harnesses[0]?.harness;
-  const workers = declaration.workers.map((worker) => path6.relative(root, worker).split(path6.sep).join("/"));
+  const workers = declaration.workers.map((worker) => path7.relative(root, worker).split(path7.sep).join("/"));
   if (declaration.tasks.length > 0) {
     const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map((error) => lateNote(error, file, root));
     return {
@@ -3005,7 +3034,7 @@ async function loadBenchFile(file, root) {
   }
   if (declaration.children.length)
     throw new Error(
-      `it measures in child processes (${declaration.children.map((child) => path6.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
+      `it measures in child processes (${declaration.children.map((child) => path7.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
     );
   if (thrown) throw thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
@@ -3013,7 +3042,7 @@ async function loadBenchFile(file, root) {
   const failed = declaration.workerErrors[0];
   if (failed)
     throw new Error(
-      `its worker ${path6.relative(root, failed.file).split(path6.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
+      `its worker ${path7.relative(root, failed.file).split(path7.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
     );
   if (declaration.workers.length)
     throw new Error(`it measures in worker threads (${workers.join(", ")}) and no task was declared there. ${AS_TASKS}`);
@@ -3030,7 +3059,7 @@ var UNSUPPORTED_HARNESSES = ["cronometro", "bench-node"].map((name) => ({
 function unsupportedHarness(file) {
   let source;
   try {
-    source = readFileSync4(file.startsWith("file:") ? new URL(file) : file, "utf8");
+    source = readFileSync5(file.startsWith("file:") ? new URL(file) : file, "utf8");
   } catch {
     return void 0;
   }
@@ -3054,13 +3083,13 @@ function isObject(value) {
 }
 
 // src/measure/counts/task.ts
-import { closeSync, existsSync as existsSync2, openSync, readFileSync as readFileSync5, readSync, rmSync } from "node:fs";
+import { closeSync, existsSync as existsSync2, openSync, readFileSync as readFileSync6, readSync, rmSync as rmSync2 } from "node:fs";
 import os2 from "node:os";
 import v8 from "node:v8";
 import vm2 from "node:vm";
 
 // src/measure/counts/functions.ts
-import path7 from "node:path";
+import path8 from "node:path";
 var INSTRUCTIONS = { Ir: 1 };
 var CYCLE_WEIGHTS = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
 function functionCosts(text, weights = INSTRUCTIONS) {
@@ -3143,7 +3172,7 @@ function nameOf(cost, map, root) {
   if (/^0x[0-9a-f]+$/i.test(cost.function) && !cost.object) return { name: "(JIT code, unnamed)", where: "JIT" };
   const name = shortName(cost.function);
   if (name.startsWith("v8::")) return { name: name.replace(/^v8::(?:internal::)?/, ""), where: "V8" };
-  return { name, where: cost.object ? path7.basename(cost.object) : "native" };
+  return { name, where: cost.object ? path8.basename(cost.object) : "native" };
 }
 function shortName(full) {
   if (full.startsWith("(")) return full;
@@ -3166,9 +3195,9 @@ function place(location, root) {
   const file = decoded((match?.[1] ?? location).replace(/^file:\/\//, "").replace(/\?.*$/, ""));
   if (!file) return "";
   const line = match ? `:${match[2]}` : "";
-  if (!path7.isAbsolute(file)) return `${file}${line}`;
-  const relative = path7.relative(root, file);
-  return `${relative.startsWith("..") ? file : relative.split(path7.sep).join("/")}${line}`;
+  if (!path8.isAbsolute(file)) return `${file}${line}`;
+  const relative = path8.relative(root, file);
+  return `${relative.startsWith("..") ? file : relative.split(path8.sep).join("/")}${line}`;
 }
 function decoded(url) {
   try {
@@ -3241,7 +3270,7 @@ var Counter = class {
       await run();
       this.mark();
     }
-    rmSync(`${this.prefix}.${first}`, { force: true });
+    rmSync2(`${this.prefix}.${first}`, { force: true });
     if (existsSync2(`${this.prefix}.${this.dumps + 1}`))
       throw new Error("the task calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
     return first;
@@ -3262,8 +3291,8 @@ function functionsPerCall(empty, measured, batch) {
 function profileDumps(dumps, figure = "instructions") {
   const weights = figure === "cycles" ? CYCLE_WEIGHTS : INSTRUCTIONS;
   const read = (files) => files.map((file) => {
-    const costs = functionCosts(readFileSync5(file, "utf8"), weights);
-    rmSync(file, { force: true });
+    const costs = functionCosts(readFileSync6(file, "utf8"), weights);
+    rmSync2(file, { force: true });
     return costs;
   });
   return functionsPerCall(read(dumps.empty), read(dumps.measured), dumps.batch);
@@ -3277,7 +3306,7 @@ function readDump(file, figure = "instructions", keep = false) {
       `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`
     );
   }
-  if (!keep) rmSync(file, { force: true });
+  if (!keep) rmSync2(file, { force: true });
   const totals = /^(?:totals|summary):((?:\s+\d+)+)/m.exec(text);
   if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
   const values = totals[1].trim().split(/\s+/).map(Number);
@@ -3298,7 +3327,7 @@ function dumpHeader(file) {
   } finally {
     closeSync(fd);
   }
-  return readFileSync5(file, "utf8");
+  return readFileSync6(file, "utf8");
 }
 var collector;
 function collect(options) {
@@ -3389,7 +3418,7 @@ async function loadSides(sides) {
       current = `loading ${file} (${side.revision})`;
       const before = fingerprint();
       try {
-        const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path8.join(side.root, file), side.root);
+        const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path9.join(side.root, file), side.root);
         const changed = changes(before, fingerprint());
         if (changed.length)
           sharedChanged ??= `${side.revision}'s ${file} changed builtins that both revisions share in one process (${changed.join(", ")})`;
@@ -3534,7 +3563,7 @@ async function runCount(job) {
   }
   const mapFile = perfMapOf(process.pid);
   const mapBytes = Buffer.from(profiles.size ? readText(mapFile) : "");
-  rmSync2(mapFile, { force: true });
+  rmSync3(mapFile, { force: true });
   for (const count of counts) {
     const dumps = profiles.get(count.id);
     if (!dumps) continue;
@@ -3554,14 +3583,14 @@ var PROFILED_FUNCTIONS = 2e3;
 var MAX_NAME = 500;
 function mapSize(file) {
   try {
-    return statSync(file).size;
+    return statSync2(file).size;
   } catch {
     return 0;
   }
 }
 function readText(file) {
   try {
-    return readFileSync6(file, "utf8");
+    return readFileSync7(file, "utf8");
   } catch {
     return "";
   }
@@ -3645,7 +3674,7 @@ function thrownOutside(kind, error) {
   const benchFileOf = (frame) => {
     for (const side of jobSides)
       for (const file of side.files) {
-        const at = path8.join(side.root, file);
+        const at = path9.join(side.root, file);
         const url = pathToFileURL4(at).href;
         if (frame.includes(`${at}:`) || frame.includes(`${url}:`) || frame.includes(`${url}?`)) return { side, file };
       }

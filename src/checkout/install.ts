@@ -63,6 +63,18 @@ function missingTool(tool: string, command: string): UserError {
   );
 }
 
+/**
+ * The package manager that runs a project's scripts, where it is not npm: package.json's packageManager, else the one its
+ * lockfile belongs to (as detectInstallOf reads them, pnpm's first).
+ */
+export function scriptRunner(read: ProjectFiles): 'pnpm' | 'yarn' | 'bun' | undefined {
+  const named = packageManager(read)?.name;
+  if (named) return named === 'npm' ? undefined : (named as 'pnpm' | 'yarn' | 'bun');
+  if (read('pnpm-lock.yaml') !== undefined) return 'pnpm';
+  if (read('yarn.lock') !== undefined) return 'yarn';
+  return read('bun.lock') !== undefined || read('bun.lockb') !== undefined ? 'bun' : undefined;
+}
+
 function packageManager(read: ProjectFiles): { name: string; version: string } | undefined {
   const field = manifest(read)?.packageManager;
   const match = typeof field === 'string' ? /^(npm|pnpm|yarn|bun)@(\d[^+\s]*)/.exec(field) : null;

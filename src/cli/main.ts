@@ -6,7 +6,7 @@ import { calibrate } from '../calibrate.js';
 import { loadConfig } from '../config/load.js';
 import { listBenchmarks } from '../gate/list.js';
 import { errorReport, runGate } from '../gate/run.js';
-import { listsNothing, renderListing } from '../report/listing.js';
+import { listsNothing, loadFailed, renderListing } from '../report/listing.js';
 import { renderCalibration } from '../report/calibration.js';
 import type { MeasureProgress } from '../measure/types.js';
 import { renderMarkdown } from '../report/markdown.js';
@@ -202,8 +202,7 @@ function runList(command: Extract<Command, { kind: 'list' }>, io: CliIo): Promis
     io.stdout.write(`${renderListing(listing)}\n`);
     if (command.json) write(io.cwd, command.json, `${JSON.stringify(listing, null, 2)}\n`);
     // A file that did not load, or nothing to measure at all, is the error compare would end with, before any install.
-    const failed = listing.revisions.some((revision) => revision.files.some((file) => file.error)) || listsNothing(listing);
-    return failed ? EXIT.error : 0;
+    return loadFailed(listing) || listsNothing(listing) ? EXIT.error : 0;
   });
 }
 

@@ -8,6 +8,7 @@ import {
   verdictWord,
 } from '../util/format.js';
 import type { ReportBenchmark } from './model.js';
+import { roundLevelsLine } from './levels.js';
 
 /**
  * A benchmark's change, "-12.3% [-14.1%, -10.2%]", or "–" when there is no change to show. An interval below the
@@ -268,12 +269,21 @@ export function besideSection(
   };
 }
 
+/** Every row's note, warning and speed levels, in that order, each text once (notesOnce): what both reports print. */
+export function benchmarkNotes(benchmarks: readonly ReportBenchmark[]): { ids: string[]; text: string }[] {
+  return [
+    ...notesOnce(benchmarks.filter((b) => b.note).map((b) => ({ id: b.id, text: b.note! }))),
+    ...notesOnce(benchmarks.filter((b) => b.warning).map((b) => ({ id: b.id, text: b.warning! }))),
+    ...notesOnce(benchmarks.filter((b) => b.levels).map((b) => ({ id: b.id, text: roundLevelsLine(b.levels!) }))),
+  ];
+}
+
 /**
  * A report's notes, one per text: where three or more benchmarks carry the same note (a time limit that cut 38 of
  * reselect's rows short, each with the same 400-character fix), it is said once, naming every benchmark it is for.
  * In the order the benchmarks come; each entry's ids in that order too.
  */
-export function notesOnce(entries: readonly { id: string; text: string }[]): { ids: string[]; text: string }[] {
+function notesOnce(entries: readonly { id: string; text: string }[]): { ids: string[]; text: string }[] {
   const byText = new Map<string, string[]>();
   for (const { id, text } of entries) byText.set(text, [...(byText.get(text) ?? []), id]);
   const out: { ids: string[]; text: string }[] = [];

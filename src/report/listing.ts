@@ -11,6 +11,11 @@ export interface Listing {
   http?: string[];
 }
 
+/** A bench file of some revision did not load (`list` then exits 2, as compare would). */
+export function loadFailed(listing: Listing): boolean {
+  return listing.revisions.some((revision) => revision.files.some((file) => file.error));
+}
+
 /** Nothing a compare could measure: no task in any revision and no HTTP load test (`list` then exits as compare would). */
 export function listsNothing(listing: Listing): boolean {
   return !listing.http?.length && listing.revisions.every((revision) => revision.files.every((file) => file.tasks.length === 0));
@@ -65,7 +70,7 @@ export function renderListing(listing: Listing): string {
   if (listing.http?.length) {
     lines.push(`http load tests in benchgate.yml (started by compare, not here): ${listing.http.length}`);
     for (const id of listing.http) lines.push(`  ${terminalText(id)}`);
-  } else if (listsNothing(listing) && !listing.revisions.some((revision) => revision.files.some((file) => file.error)))
+  } else if (listsNothing(listing) && !loadFailed(listing))
     lines.push('nothing to measure: no task in any bench file, and benchgate.yml declares no http load tests');
   return lines.join('\n');
 }

@@ -7,8 +7,8 @@ import {
   formatChange,
   formatResolvable,
   formatSide,
+  benchmarkNotes,
   notedIds,
-  notesOnce,
   RESOLVES_LEGEND,
   verdictWord,
 } from './format.js';
@@ -17,9 +17,8 @@ import { changeChart } from './chart.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
 import { NATIVE_LEGEND, nativeSections, nativeSummary } from './native-sections.js';
-import { roundLevelsLine } from './levels.js';
 import { SOLO_LEGEND, soloSections } from './solo-sections.js';
-import { passWords, runVerdict, sortBenchmarks, unconfirmedRegression, verdictCounts, type Report, type ReportBenchmark } from './model.js';
+import { headlinePassWords, sortBenchmarks, unconfirmedRegression, verdictCounts, type Report, type ReportBenchmark } from './model.js';
 import { runLine } from './terminal.js';
 
 const ICON: Record<Verdict, string> = {
@@ -63,9 +62,8 @@ export function policyNote(report: Report): string | undefined {
 
 export function renderMarkdown(report: Report): string {
   // A pass with open rows says so in the headline, not only in the rows below it.
-  // A report made elsewhere (mode: comment) says its own verdict: the words are given only where its rows agree.
-  const passed = report.verdict === 'pass' && !report.error && runVerdict(report.benchmarks) === 'pass';
-  const how = passed ? md` — ${passWords(report.benchmarks)}` : md``;
+  const words = headlinePassWords(report);
+  const how = words ? md` — ${words}` : md``;
   const out: Markup[] = [md`### ${lookup(HEADLINE, report.verdict) ?? md`❔ benchgate: ${report.verdict}`}${how}`, md``];
   if (report.error) out.push(md`The run failed: ${String(report.error).split(/\r\n?|\n/)[0]}`, md``, details(md`Error`, pre(report.error)));
   else out.push(md`**${verdictCounts(report.benchmarks)}**`, md``);
@@ -108,12 +106,7 @@ export function renderMarkdown(report: Report): string {
   if (solo) out.push(solo, md``);
   const beside = besideMarkdown(report);
   if (beside) out.push(beside, md``);
-  const notes = [
-    ...notesOnce(benchmarks.filter((b) => b.note).map((b) => ({ id: b.id, text: b.note! }))),
-    ...notesOnce(benchmarks.filter((b) => b.warning).map((b) => ({ id: b.id, text: b.warning! }))),
-    ...notesOnce(benchmarks.filter((b) => b.levels).map((b) => ({ id: b.id, text: roundLevelsLine(b.levels!) }))),
-  ];
-  for (const { ids, text } of notes) out.push(md`> [!NOTE]\n> ${notedIds(ids)}: ${text}`, md``);
+  for (const { ids, text } of benchmarkNotes(benchmarks)) out.push(md`> [!NOTE]\n> ${notedIds(ids)}: ${text}`, md``);
   const errors = benchmarks.filter((b) => b.error);
   if (errors.length)
     out.push(details(md`Errors (${errors.length})`, joinMarkup(errors.map((b) => md`<b>${b.id}</b>\n${pre(b.error)}`))), md``);

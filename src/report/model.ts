@@ -440,6 +440,14 @@ export function passWords(benchmarks: readonly ReportBenchmark[]): string {
   return open ? `no budget shown broken, ${open} of ${judged.length} left open` : 'every budget holds';
 }
 
+/**
+ * The words a report's headline adds to its pass (the PR comment's, the terminal's closing line): only where the run
+ * passed and its rows agree (a report made elsewhere, `mode: comment`, says its own verdict).
+ */
+export function headlinePassWords(report: Report): string | undefined {
+  return report.verdict === 'pass' && !report.error && runVerdict(report.benchmarks) === 'pass' ? passWords(report.benchmarks) : undefined;
+}
+
 /** The one-line summary of a finished run. */
 export function summarize(benchmarks: readonly ReportBenchmark[]): string {
   const verdict = runVerdict(benchmarks);

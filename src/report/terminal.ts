@@ -16,16 +16,15 @@ import {
   verdictWord,
   wrapText,
   longestWord,
+  benchmarkNotes,
   notedIds,
-  notesOnce,
 } from './format.js';
 import { groupByFile, groupingHelps, ungrouped } from './groups.js';
 import { profileSections } from './profile-sections.js';
-import { roundLevelsLine } from './levels.js';
 import { SOLO_LEGEND, soloSections } from './solo-sections.js';
 import { httpSections } from './http-sections.js';
 import { NATIVE_LEGEND, nativeSections, nativeSummary } from './native-sections.js';
-import { passWords, sortBenchmarks, unconfirmedRegression, verdictCounts, type Report, type ReportBenchmark } from './model.js';
+import { headlinePassWords, sortBenchmarks, unconfirmedRegression, verdictCounts, type Report, type ReportBenchmark } from './model.js';
 
 export interface TerminalOptions {
   color: boolean;
@@ -199,12 +198,8 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     for (const line of wrapText(beside.legend, width - 2)) lines.push(paint('dim', `  ${line}`));
     lines.push('');
   }
-  const notes = [
-    ...notesOnce(benchmarks.filter((b) => b.note).map((b) => ({ id: b.id, text: b.note! }))),
-    ...notesOnce(benchmarks.filter((b) => b.warning).map((b) => ({ id: b.id, text: b.warning! }))),
-    ...notesOnce(benchmarks.filter((b) => b.levels).map((b) => ({ id: b.id, text: roundLevelsLine(b.levels!) }))),
-  ];
-  for (const { ids, text } of notes) lines.push(paint('yellow', `note: ${printable(notedIds(ids))}: ${printable(text)}`));
+  for (const { ids, text } of benchmarkNotes(benchmarks))
+    lines.push(paint('yellow', `note: ${printable(notedIds(ids))}: ${printable(text)}`));
   if (benchmarks.some((b) => b.warning || b.note || b.levels)) lines.push('');
   for (const b of benchmarks.filter((b) => b.error)) {
     lines.push(
@@ -222,7 +217,8 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     error: paint(['magenta', 'bold'], 'ERROR'),
   };
   const head = Object.hasOwn(heads, report.verdict) ? heads[report.verdict] : printable(report.verdict);
-  const how = report.verdict === 'pass' ? ` (${passWords(report.benchmarks)})` : '';
+  const words = headlinePassWords(report);
+  const how = words ? ` (${words})` : '';
   if (!report.error) lines.push(`${head}${how}: ${verdictCounts(report.benchmarks)}`);
   if (report.run) lines.push(paint('dim', printable(runLine(report))));
   if (report.run?.conditions?.note) lines.push(paint('yellow', `note: ${printable(report.run.conditions.note)}`));

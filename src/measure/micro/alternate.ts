@@ -1,7 +1,9 @@
 import { median, medianAbsoluteDeviation, sampleVariance } from 'simple-statistics';
 import { Bench, type Fn, type FnOptions } from 'tinybench';
 import type { RevisionLabel } from '../../checkout/revisions.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { scriptRunner } from '../../checkout/install.js';
+import { filesIn } from '../../checkout/reuse.js';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { messageOf } from '../../util/errors.js';
@@ -87,14 +89,10 @@ function buildExample(root: string): string {
   } catch {
     // no package.json, or not JSON: the plain example
   }
-  const fields = typeof manifest === 'object' && manifest !== null ? (manifest as Record<string, unknown>) : {};
-  const scripts = typeof fields.scripts === 'object' && fields.scripts !== null ? (fields.scripts as Record<string, unknown>) : {};
-  if (typeof scripts.build !== 'string') return 'e.g. build: npm run build';
-  const named = typeof fields.packageManager === 'string' ? /^(pnpm|yarn|bun)@/.exec(fields.packageManager)?.[1] : undefined;
-  const lockfile = (['pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb'] as const).find((file) => existsSync(path.join(root, file)));
-  const manager =
-    named ??
-    (lockfile ? ({ 'pnpm-lock.yaml': 'pnpm', 'yarn.lock': 'yarn', 'bun.lock': 'bun', 'bun.lockb': 'bun' } as const)[lockfile] : undefined);
+  const scripts = typeof manifest === 'object' && manifest !== null ? (manifest as { scripts?: unknown }).scripts : undefined;
+  if (typeof scripts !== 'object' || scripts === null || typeof (scripts as { build?: unknown }).build !== 'string')
+    return 'e.g. build: npm run build';
+  const manager = scriptRunner(filesIn(root));
   const run = manager === 'bun' ? 'bun run build' : manager ? `corepack ${manager} run build` : 'npm run build';
   return `e.g. build: ${run} (its build script)`;
 }
