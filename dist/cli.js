@@ -87965,25 +87965,28 @@ function levelsText(levels) {
   const or = speeds.length === 2 ? speeds.join(" or ") : `${speeds.slice(0, -1).join(", ")} or ${speeds.at(-1)}`;
   return `${levels.levels.length} speeds from process to process: ${or} a call (${counts.slice(0, -1).join(", ")} and ${counts.at(-1)} of ${total})`;
 }
+function orderLevels(levels) {
+  const { levels: found, byOrder } = levels;
+  return found.length === 2 && byOrder && byOrder.declared > 0 && byOrder.reversed > 0 ? byOrder : void 0;
+}
+var ORDER_WHY = "its speed follows the tasks run before it in the process (the task order alternates, declared and reversed, so neither decides the change alone)";
+function sideText(levels, unit2) {
+  const byOrder = orderLevels(levels);
+  if (!byOrder) return levelsText(levels);
+  const n = levels.levels.reduce((sum3, level) => sum3 + level.processes, 0);
+  return `2 speeds, one per task order: ${formatMicros(1e6 / byOrder.declared)} a call in the declared order, ${formatMicros(1e6 / byOrder.reversed)} reversed (${n} ${unit2})`;
+}
 function roundLevelsLine(levels) {
   const present = ["base", "head"].filter((side2) => levels[side2]);
-  const order2 = (side2) => {
-    const { levels: found, byOrder } = levels[side2];
-    return found.length === 2 && byOrder && byOrder.declared > 0 && byOrder.reversed > 0 ? byOrder : void 0;
-  };
-  const sides = present.map((side2) => {
-    const byOrder = order2(side2);
-    if (!byOrder) return `at ${side2} it ran at ${levelsText(levels[side2])}`;
-    const rounds = levels[side2].levels.reduce((sum3, level) => sum3 + level.processes, 0);
-    return `at ${side2} it ran at 2 speeds, one per task order: ${formatMicros(1e6 / byOrder.declared)} a call in the declared order, ${formatMicros(1e6 / byOrder.reversed)} reversed (${rounds} rounds)`;
-  });
+  const sides = present.map((side2) => `at ${side2} it ran at ${sideText(levels[side2], "rounds")}`);
   const why = [
-    ...present.some((side2) => order2(side2)) ? [
-      "its speed follows the tasks run before it in the process (the rounds alternate the declared order and the reverse, so neither decides the change alone)"
-    ] : [],
-    ...present.some((side2) => !order2(side2)) ? ["its figure depends on the process it runs in; compare --solo-check measures each revision alone in fresh processes"] : []
+    ...present.some((side2) => orderLevels(levels[side2])) ? [ORDER_WHY] : [],
+    ...present.some((side2) => !orderLevels(levels[side2])) ? ["its figure depends on the process it runs in; compare --solo-check measures each revision alone in fresh processes"] : []
   ];
   return `${sides.join("; ")}: ${why.join("; ")}`;
+}
+function soloLevelsLine(revision, levels) {
+  return `at ${revision}, this call runs at ${sideText(levels, "processes")}${orderLevels(levels) ? `: ${ORDER_WHY}` : ""}`;
 }
 
 // src/report/format.ts
@@ -90135,6 +90138,9 @@ function decideFamily(results, familySize) {
   return [...results];
 }
 
+// src/measure/micro/schedule.ts
+import os9 from "node:os";
+
 // src/stats/solo.ts
 function soloChange(base2, head, confidence = 0.95) {
   const b = base2.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
@@ -90206,9 +90212,6 @@ function processLevels(opsPerSec) {
   if (!found) return void 0;
   return { levels: found.map((g2) => ({ opsPerSec: Math.exp(median(g2)), processes: g2.length })) };
 }
-
-// src/measure/micro/schedule.ts
-import os9 from "node:os";
 
 // src/measure/micro/allocate.ts
 var PILOT_ROUNDS2 = 3;
@@ -90631,6 +90634,11 @@ function describeAllocation(allocation, records, taskTimeMs) {
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
 }
 var reversedAt = (round4) => Math.floor(round4 / 2) % 2 === 1;
+function roundLevels(opsPerSec) {
+  const levels = processLevels(opsPerSec);
+  const byOrder = levels && levelsFollowOrder(opsPerSec, levels, reversedAt);
+  return levels && byOrder ? { ...levels, byOrder } : levels;
+}
 async function runRound(strategy, round4, order2, job, errors, skip, log2) {
   for (; ; ) {
     const outcome = await strategy.run(order2, { ...job, skip: [...skip] });
@@ -90713,13 +90721,8 @@ function judge(run, micro, http4) {
 }
 function withRoundLevels(benchmark, samples) {
   if (benchmark.kind !== "micro" || !benchmark.change) return benchmark;
-  const levelsOf2 = (ops) => {
-    const levels = processLevels(ops);
-    const byOrder = levels && levelsFollowOrder(ops, levels, reversedAt);
-    return levels && byOrder ? { ...levels, byOrder } : levels;
-  };
-  const base2 = levelsOf2(samples.base?.opsPerSec ?? []);
-  const head = levelsOf2(samples.head?.opsPerSec ?? []);
+  const base2 = roundLevels(samples.base?.opsPerSec ?? []);
+  const head = roundLevels(samples.head?.opsPerSec ?? []);
   if (!base2 && !head) return benchmark;
   return { ...benchmark, levels: { ...base2 ? { base: base2 } : {}, ...head ? { head } : {} } };
 }
@@ -91620,7 +91623,7 @@ function soloComparison(samples, shared) {
   const side2 = (of) => {
     const ops = (of?.opsPerSec ?? []).filter((x) => x > 0);
     if (!ops.length) return null;
-    const levels = processLevels(ops);
+    const levels = roundLevels(of?.opsPerSec ?? []);
     return { processes: ops.length, opsPerSec: median(ops), runs: ops, ...levels ? { levels } : {} };
   };
   const change = soloChange(samples.base?.opsPerSec ?? [], samples.head?.opsPerSec ?? []) ?? null;
@@ -92429,7 +92432,7 @@ function soloSections(benchmarks, info) {
   for (const b of checked) {
     for (const revision of ["base", "head"]) {
       const levels = b.solo[revision]?.levels;
-      if (levels) notes.push(`${b.id}: at ${revision}, this call runs at ${levelsText(levels)}`);
+      if (levels) notes.push(`${b.id}: ${soloLevelsLine(revision, levels)}`);
     }
     if (b.solo.error) notes.push(`${b.id}: ${b.solo.error}`);
   }
@@ -95378,7 +95381,7 @@ var report_schema_default = {
         },
         levels: {
           $ref: "#/definitions/ProcessLevels",
-          description: "Present when its processes sat on 2 or 3 speeds (stats/solo.ts, processLevels)."
+          description: "Present when its processes sat on 2 or 3 speeds (stats/solo.ts, processLevels), with each task order's where they are the orders."
         }
       },
       required: [

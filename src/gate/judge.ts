@@ -4,8 +4,7 @@ import { httpDetails } from '../report/http.js';
 import { type ReportBenchmark, sortBenchmarks, toReportBenchmark } from '../report/model.js';
 import { analyze, budgetedFigures } from '../stats/analyze.js';
 import { decideFamily } from '../stats/family.js';
-import { levelsFollowOrder, processLevels } from '../stats/solo.js';
-import { reversedAt } from '../measure/micro/schedule.js';
+import { roundLevels } from '../measure/micro/schedule.js';
 import { type RunContext, timeHint } from './plan.js';
 
 /** Every measured benchmark judged once more, together: the final verdicts, at the level the whole run's figures set. */
@@ -32,13 +31,8 @@ export function judge(
 function withRoundLevels(benchmark: ReportBenchmark, samples: BenchmarkSamples): ReportBenchmark {
   if (benchmark.kind !== 'micro' || !benchmark.change) return benchmark;
   // The i-th figure is round i's (a task is measured from the first round until it is decided).
-  const levelsOf = (ops: readonly number[]) => {
-    const levels = processLevels(ops);
-    const byOrder = levels && levelsFollowOrder(ops, levels, reversedAt);
-    return levels && byOrder ? { ...levels, byOrder } : levels;
-  };
-  const base = levelsOf(samples.base?.opsPerSec ?? []);
-  const head = levelsOf(samples.head?.opsPerSec ?? []);
+  const base = roundLevels(samples.base?.opsPerSec ?? []);
+  const head = roundLevels(samples.head?.opsPerSec ?? []);
   if (!base && !head) return benchmark;
   return { ...benchmark, levels: { ...(base ? { base } : {}), ...(head ? { head } : {}) } };
 }

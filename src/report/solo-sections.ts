@@ -1,7 +1,7 @@
 /** compare --solo-check's sections of the terminal and markdown reports. */
 import { formatInterval } from './format.js';
 import type { ReportBenchmark } from './model.js';
-import { levelsText } from './levels.js';
+import { soloLevelsLine } from './levels.js';
 import type { SoloCheckInfo } from './solo.js';
 
 /** What the solo check adds to the reports: a heading, one row per checked benchmark, and a line per level or disagreement. */
@@ -39,7 +39,7 @@ export function soloSections(benchmarks: readonly ReportBenchmark[], info: SoloC
   for (const b of checked) {
     for (const revision of ['base', 'head'] as const) {
       const levels = b.solo![revision]?.levels;
-      if (levels) notes.push(`${b.id}: at ${revision}, this call runs at ${levelsText(levels)}`);
+      if (levels) notes.push(`${b.id}: ${soloLevelsLine(revision, levels)}`);
     }
     if (b.solo!.error) notes.push(`${b.id}: ${b.solo!.error}`);
   }

@@ -5,7 +5,8 @@
  */
 import { median } from 'simple-statistics';
 import type { BenchmarkSamples } from '../measure/types.js';
-import { processLevels, soloChange, type ProcessLevels, type SoloChange } from '../stats/solo.js';
+import { roundLevels } from '../measure/micro/schedule.js';
+import { soloChange, type ProcessLevels, type SoloChange } from '../stats/solo.js';
 
 export interface SoloSide {
   /** Fresh processes that measured it. */
@@ -14,7 +15,7 @@ export interface SoloSide {
   opsPerSec: number;
   /** Each process's ops/s, in the order they ran. */
   runs: number[];
-  /** Present when its processes sat on 2 or 3 speeds (stats/solo.ts, processLevels). */
+  /** Present when its processes sat on 2 or 3 speeds (stats/solo.ts, processLevels), with each task order's where they are the orders. */
   levels?: ProcessLevels;
 }
 
@@ -47,7 +48,8 @@ export function soloComparison(samples: BenchmarkSamples, shared: { low: number;
   const side = (of: BenchmarkSamples['base']): SoloSide | null => {
     const ops = (of?.opsPerSec ?? []).filter((x) => x > 0);
     if (!ops.length) return null;
-    const levels = processLevels(ops);
+    // The i-th process is round i's, whose task order alternates as a compare's rounds do.
+    const levels = roundLevels(of?.opsPerSec ?? []);
     return { processes: ops.length, opsPerSec: median(ops), runs: ops, ...(levels ? { levels } : {}) };
   };
   const change = soloChange(samples.base?.opsPerSec ?? [], samples.head?.opsPerSec ?? []) ?? null;

@@ -115,6 +115,34 @@ describe('the solo check in the report', () => {
     expect(solo.base!.levels).toBeUndefined();
   });
 
+  it('says the task order, not the process, where the fresh processes sat on one level per task order', async () => {
+    const { reversedAt } = await import('../../src/measure/micro/schedule.js');
+    // Process i runs the tasks in round i's order (declared, declared, reversed, reversed, ...): 8 ns declared, 5.4 ns reversed.
+    const base = Array.from({ length: 12 }, (_, i) => (reversedAt(i) ? 1 / 5.4e-9 : 1 / 8e-9) * (1 + 0.001 * (i % 3)));
+    const solo = soloComparison(
+      samples(
+        base,
+        base.map((x) => x * 0.92),
+      ),
+      shared,
+    );
+    expect(solo.base!.levels!.byOrder).toBeDefined();
+    const bench = { id: 'bench/render.bench.js > html()', kind: 'micro', change: shared, solo } as unknown as ReportBenchmark;
+    const notes = soloSections([bench], { processes: 12, durationMs: 30_000 }).notes;
+    expect(notes[0]).toMatch(
+      /^bench\/render\.bench\.js > html\(\): at base, this call runs at 2 speeds, one per task order: [78]\.\d+ ns a call in the declared order, 5\.\d+ ns reversed \(12 processes\): its speed follows the tasks run before it/,
+    );
+    expect(notes.join(' ')).not.toContain('from process to process');
+    // The same speeds in the process's pattern, not the order's: still process levels.
+    const byProcess = base.map((_, i) => (i % 2 ? 1 / 5.4e-9 : 1 / 8e-9));
+    const spread = soloComparison(samples(byProcess, byProcess), shared);
+    expect(spread.base!.levels!.byOrder).toBeUndefined();
+    const other = { id: 'x', kind: 'micro', change: shared, solo: spread } as unknown as ReportBenchmark;
+    expect(soloSections([other], { processes: 12, durationMs: 30_000 }).notes[0]).toMatch(
+      /^x: at base, this call runs at 2 speeds from process to process/,
+    );
+  });
+
   it('says unknown without a solo interval, and keeps a revision that failed alone', () => {
     const failed = soloComparison({ ...samples([1000, 1010], []), head: undefined, error: 'head: TypeError: x is not a function' }, shared);
     expect(failed).toMatchObject({ agreement: 'unknown', change: null, head: null, error: 'head: TypeError: x is not a function' });
