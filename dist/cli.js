@@ -88451,9 +88451,14 @@ function agree(gated, other2) {
   if (!a || !b || ![a.low, a.high, b.low, b.high].every(Number.isFinite)) return { agrees: null };
   const meet = a.low <= b.high && b.low <= a.high;
   const opposite = gated.verdict === "regression" && certainPass(other2.verdict) || other2.verdict === "regression" && certainPass(gated.verdict);
-  if (!opposite && (meet || sameWord(gated.verdict, other2.verdict))) return { agrees: true };
   const [time, counts] = other2.counts && !gated.counts ? [gated, other2] : [other2, gated];
   const interval = (row) => `${formatPercent(row.change.estimate)} [${formatPercent(row.change.low)}, ${formatPercent(row.change.high)}] (${verdictWord(row.verdict)})`;
+  if (!opposite && meet) return { agrees: true };
+  if (!opposite && sameWord(gated.verdict, other2.verdict))
+    return {
+      agrees: true,
+      note: `time and counts agree on the verdict, not on its size: time ${interval(time)}, counts ${interval(counts)}: counts do not see memory and caches, frequent collections, waiting or other threads (docs/counts.md)`
+    };
   return {
     agrees: false,
     note: `time and counts part: time ${interval(time)}, counts ${interval(counts)}: counts are not time, they do not see memory and caches, frequent collections, waiting or other threads (docs/counts.md); the verdict is the gated figure's`

@@ -1,7 +1,7 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/isolate.ts
-import path7 from "node:path";
+import path9 from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 
 // node_modules/simple-statistics/dist/simple-statistics.mjs
@@ -838,21 +838,21 @@ function filesIn(root) {
 var INSTALL_FILES = ["package.json", ...LOCKFILES, ...SETTINGS_FILES];
 
 // src/checkout/install.ts
-function scriptRunner(read) {
-  const named = packageManager(read)?.name;
+function scriptRunner(read2) {
+  const named = packageManager(read2)?.name;
   if (named) return named === "npm" ? void 0 : named;
-  if (read("pnpm-lock.yaml") !== void 0) return "pnpm";
-  if (read("yarn.lock") !== void 0) return "yarn";
-  return read("bun.lock") !== void 0 || read("bun.lockb") !== void 0 ? "bun" : void 0;
+  if (read2("pnpm-lock.yaml") !== void 0) return "pnpm";
+  if (read2("yarn.lock") !== void 0) return "yarn";
+  return read2("bun.lock") !== void 0 || read2("bun.lockb") !== void 0 ? "bun" : void 0;
 }
-function packageManager(read) {
-  const field = manifest(read)?.packageManager;
+function packageManager(read2) {
+  const field = manifest(read2)?.packageManager;
   const match = typeof field === "string" ? /^(npm|pnpm|yarn|bun)@(\d[^+\s]*)/.exec(field) : null;
   return match ? { name: match[1], version: match[2] } : void 0;
 }
-function manifest(read) {
+function manifest(read2) {
   try {
-    return JSON.parse(read("package.json")?.toString("utf8") ?? "");
+    return JSON.parse(read2("package.json")?.toString("utf8") ?? "");
   } catch {
     return void 0;
   }
@@ -1486,8 +1486,9 @@ var VitestHarness = class {
     Object.assign(describeOnly, { concurrent: describeOnly, sequential: describeOnly, shuffle: describeOnly });
     const hook = (kind) => (fn) => void root()[kind].push(fn);
     const test = IGNORED;
-    const unavailable = (what) => new Proxy(() => void 0, {
-      get: () => {
+    const unavailable = (what, allowed = {}) => new Proxy(() => void 0, {
+      get: (_2, key) => {
+        if (typeof key === "string" && Object.hasOwn(allowed, key)) return allowed[key];
         throw new Error(`benchgate runs vitest bench files without vitest: '${what}' is not available in them`);
       },
       apply: () => {
@@ -1506,7 +1507,7 @@ var VitestHarness = class {
       afterEach: hook("afterEach"),
       vi: unavailable("vi"),
       vitest: unavailable("vitest"),
-      expect: unavailable("expect"),
+      expect: unavailable("expect", { extend: () => void 0 }),
       assert: unavailable("assert")
     };
   }
@@ -1524,7 +1525,20 @@ var VitestHarness = class {
    * While a file loads, those names (where the global scope has none) stand for the vitest capture.
    */
   vitestGlobals(file) {
-    const names = ["bench", "describe", "suite", "beforeAll", "afterAll", "beforeEach", "afterEach"];
+    const names = [
+      "bench",
+      "describe",
+      "suite",
+      "it",
+      "test",
+      "beforeAll",
+      "afterAll",
+      "beforeEach",
+      "afterEach",
+      "vi",
+      "expect",
+      "assert"
+    ];
     const scope = globalThis;
     const free = names.filter((name) => !(name in scope));
     let api;
@@ -1961,21 +1975,179 @@ function harnessCapture() {
 
 // src/measure/micro/capture-setup.ts
 import * as nodeModule from "node:module";
+
+// src/measure/micro/harness/aliases.ts
+import { statSync as statSync2 } from "node:fs";
+import path6 from "node:path";
+import { fileURLToPath as fileURLToPath3, pathToFileURL as pathToFileURL3 } from "node:url";
+function inThreadAliases(data2) {
+  return { resolve: (specifier, context, next) => next(aliased(data2, specifier, context.parentURL) ?? specifier, context) };
+}
+function aliased(data2, specifier, parent) {
+  if (!parent?.startsWith("file:") || !data2.aliases.length) return void 0;
+  const from = fileURLToPath3(parent.replace(/[?#].*$/, ""));
+  const relative = path6.relative(data2.root, from);
+  if (relative.startsWith("..") || path6.isAbsolute(relative) || relative.split(path6.sep).includes("node_modules")) return void 0;
+  const alias = data2.aliases.find(({ find }) => matches(find, specifier));
+  if (!alias) return void 0;
+  const replaced = specifier.replace(alias.find, alias.replacement);
+  if (!path6.isAbsolute(replaced)) return replaced;
+  const found = existing(replaced) ?? (replaced.startsWith("/") ? existing(path6.join(data2.root, replaced)) : void 0);
+  return found ? pathToFileURL3(found).href : replaced;
+}
+function matches(find, specifier) {
+  if (find instanceof RegExp) {
+    find.lastIndex = 0;
+    return find.test(specifier);
+  }
+  return specifier === find || specifier.startsWith(`${find}/`);
+}
+var EXTENSIONS = [".mjs", ".js", ".mts", ".ts", ".jsx", ".tsx", ".json"];
+function existing(file) {
+  const isFile = (candidate) => statSync2(candidate, { throwIfNoEntry: false })?.isFile() === true;
+  if (isFile(file)) return file;
+  for (const extension of EXTENSIONS) if (isFile(file + extension)) return file + extension;
+  for (const extension of EXTENSIONS) if (isFile(path6.join(file, `index${extension}`))) return path6.join(file, `index${extension}`);
+  return void 0;
+}
+
+// src/measure/micro/capture-setup.ts
 function installCapture(sourceMaps, inThread) {
   if (sourceMaps) process.setSourceMapsEnabled(true);
   const data2 = { transform: new URL("./typescript.js", import.meta.url).href };
   const registerHooks2 = nodeModule.registerHooks;
-  if (inThread && typeof registerHooks2 === "function") registerHooks2(inThread(data2));
+  hooksInThread = Boolean(inThread && typeof registerHooks2 === "function");
+  if (hooksInThread) registerHooks2(inThread(data2));
   else nodeModule.register(new URL("./hooks.js", import.meta.url), { data: data2 });
   harnessCapture();
+}
+var hooksInThread = false;
+function registerAliases(root, aliases) {
+  const registerHooks2 = nodeModule.registerHooks;
+  if (hooksInThread && registerHooks2) registerHooks2(inThreadAliases({ root, aliases }));
+  else nodeModule.register(new URL("./aliases.js", import.meta.url), { data: { root, aliases } });
 }
 
 // src/measure/micro/load.ts
 import { readFileSync as readFileSync4 } from "node:fs";
-import path6 from "node:path";
+import path8 from "node:path";
+import { pathToFileURL as pathToFileURL5 } from "node:url";
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
+
+// src/measure/micro/harness/vitest-config.ts
+import { statSync as statSync3 } from "node:fs";
+import path7 from "node:path";
+import { pathToFileURL as pathToFileURL4 } from "node:url";
+var NAMES = ["vitest.config", "vite.config"].flatMap((name) => [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"].map((ext) => name + ext));
+function vitestConfigFile(file, root) {
+  for (let dir = path7.dirname(file); ; dir = path7.dirname(dir)) {
+    const found = NAMES.map((name) => path7.join(dir, name)).find((candidate) => statSync3(candidate, { throwIfNoEntry: false })?.isFile());
+    if (found) return found;
+    if (path7.relative(root, dir) === "" || path7.dirname(dir) === dir || path7.relative(root, dir).startsWith("..")) return void 0;
+  }
+}
+function looksLikeVitest(source) {
+  if (/(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]vitest['"]/.test(source)) return true;
+  return /\bbench\s*\(/.test(source) && !/['"](?:benchmark|tinybench|mitata)['"]/.test(source);
+}
+var read = /* @__PURE__ */ new Map();
+function vitestConfigOf(file, root, applyAliases) {
+  const config = vitestConfigFile(file, root);
+  if (!config) return void 0;
+  let reading = read.get(config);
+  if (!reading) {
+    reading = readConfig(config, root, applyAliases);
+    read.set(config, reading);
+  }
+  return reading;
+}
+async function readConfig(file, root, applyAliases) {
+  const name = path7.relative(root, file).split(path7.sep).join("/");
+  let exported;
+  const globals = globalThis;
+  const saved = { __dirname: globals.__dirname, __filename: globals.__filename };
+  globals.__dirname = path7.dirname(file);
+  globals.__filename = file;
+  try {
+    const module = await import(pathToFileURL4(file).href);
+    exported = module.default;
+    if (typeof exported === "function")
+      exported = await exported({ command: "serve", mode: "benchmark", isSsrBuild: false, isPreview: false });
+    exported = await exported;
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    return {
+      file,
+      setupFiles: [],
+      notes: [],
+      failed: `${name} was not read (${message}): its aliases, setupFiles and define do not apply`
+    };
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === void 0) delete globals[key];
+      else globals[key] = value;
+    }
+  }
+  const config = isObject(exported) ? exported : {};
+  const base = path7.resolve(path7.dirname(file), typeof config.root === "string" ? config.root : ".");
+  const notes = [];
+  const aliases = [
+    ...aliasesOf(config.resolve?.alias, `${name}: resolve.alias`, notes),
+    ...aliasesOf(config.test?.alias, `${name}: test.alias`, notes)
+  ];
+  if (aliases.length) applyAliases(root, aliases);
+  const setup = config.test?.setupFiles;
+  const setupFiles = (typeof setup === "string" ? [setup] : Array.isArray(setup) ? setup : []).filter((entry) => typeof entry === "string").map((entry) => path7.resolve(base, entry));
+  defineGlobals(config.define, name, notes);
+  return { file, setupFiles, notes };
+}
+function aliasesOf(value, where, notes) {
+  const entries = Array.isArray(value) ? value : isObject(value) ? Object.entries(value).map(([find, replacement]) => ({ find, replacement })) : [];
+  const aliases = [];
+  for (const entry of entries) {
+    const { find, replacement, customResolver } = isObject(entry) ? entry : {};
+    if ((typeof find === "string" || find instanceof RegExp) && typeof replacement === "string") {
+      aliases.push({ find, replacement });
+      if (customResolver) notes.push(`${where}: the customResolver of '${String(find)}' is not run (the alias is)`);
+    } else notes.push(`${where}: an entry without a string or RegExp find and a string replacement is left out`);
+  }
+  return aliases;
+}
+var definedBy = /* @__PURE__ */ new Map();
+function defineGlobals(define, name, notes) {
+  if (!isObject(define)) return;
+  for (const [key, code] of Object.entries(define)) {
+    const value = definedValue(code);
+    if (!value || key.startsWith("import.meta") || !/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(key)) {
+      notes.push(`${name}: define '${key}' is not applied (benchgate sets JSON values on globalThis, as vitest does)`);
+      continue;
+    }
+    const earlier = definedBy.get(key);
+    const text = JSON.stringify(value.value);
+    if (earlier && earlier.text !== text)
+      notes.push(
+        `${name}: define '${key}' is ${text} here and ${earlier.text} in ${earlier.name} read before it in this process (the other revision's, or another package's): one globalThis holds the last; --isolation process measures each revision alone`
+      );
+    definedBy.set(key, { name, text });
+    const segments = key.split(".");
+    let target = globalThis;
+    for (const segment of segments.slice(0, -1)) target = isObject(target[segment]) ? target[segment] : target[segment] = {};
+    target[segments.at(-1)] = value.value;
+  }
+}
+function definedValue(code) {
+  if (typeof code !== "string") return code === void 0 || typeof code === "function" ? void 0 : { value: code };
+  try {
+    return { value: JSON.parse(code) };
+  } catch {
+    return void 0;
+  }
+}
+function isObject(value) {
+  return typeof value === "object" && value !== null;
+}
 
 // src/measure/micro/load.ts
 var CollectingBench = class extends ae {
@@ -1995,7 +2167,7 @@ var ACCEPTED_SHAPES = [
 ];
 function lateNote(error, file, root) {
   const [message, frame] = describeThrown(error, root).split("\n");
-  const own = path6.relative(root, file).split(path6.sep).join("/");
+  const own = path8.relative(root, file).split(path8.sep).join("/");
   const from = /\(?((?:[^\s():]+\/)*[^\s():]+\.[cm]?[jt]sx?):\d+:\d+\)?$/.exec(frame?.trim() ?? "")?.[1];
   if (from && from !== own && !from.includes("node_modules"))
     return `while it loaded, ${from} threw (set aside; a timer or callback of that file, not this one's code): ${message}`;
@@ -2004,19 +2176,37 @@ function lateNote(error, file, root) {
 async function loadBenchFile(file, root) {
   const unsupported = unsupportedHarness(file);
   if (unsupported) throw new Error(`it uses ${unsupported}, a harness benchgate does not run. ${AS_TASKS}`);
+  const config = await vitestConfigFor(file, root);
   let module = {};
   let thrown;
+  const setupErrors = [];
   const declaration = await harnessCapture().declare(file, async () => {
     try {
-      module = await import(harnessCapture().inNewGraph(file));
+      const url = harnessCapture().inNewGraph(file);
+      const graph = new URL(url).searchParams.get(GRAPH_PARAMETER);
+      for (const setup of config?.setupFiles ?? [])
+        try {
+          await import(`${pathToFileURL5(setup).href}?${GRAPH_PARAMETER}=${graph}`);
+        } catch (error) {
+          setupErrors.push(
+            `its setup file ${path8.relative(root, setup).split(path8.sep).join("/")} threw (set aside): ${describeThrown(error, root).split("\n")[0]}`
+          );
+        }
+      module = await import(url);
     } catch (error) {
       thrown = { error };
     }
   });
+  const setAside = [...config?.failed ? [config.failed] : [], ...setupErrors];
+  if (thrown && setAside.length) thrown = { error: withConfigFailure(thrown.error, setAside.join("; ")) };
   const harness = declaration.harnesses[0]?.harness;
-  const workers = declaration.workers.map((worker) => path6.relative(root, worker).split(path6.sep).join("/"));
+  const workers = declaration.workers.map((worker) => path8.relative(root, worker).split(path8.sep).join("/"));
   if (declaration.tasks.length > 0) {
-    const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map((error) => lateNote(error, file, root));
+    const notes = [
+      ...setAside,
+      ...config?.notes ?? [],
+      ...[...declaration.lateErrors, ...thrown ? [thrown.error] : []].map((error) => lateNote(error, file, root))
+    ];
     return {
       harness: harness ?? "tinybench",
       harnesses: declaration.harnesses,
@@ -2032,7 +2222,7 @@ async function loadBenchFile(file, root) {
   }
   if (declaration.children.length)
     throw new Error(
-      `it measures in child processes (${declaration.children.map((child) => path6.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
+      `it measures in child processes (${declaration.children.map((child) => path8.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
     );
   if (thrown) throw thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
@@ -2040,7 +2230,7 @@ async function loadBenchFile(file, root) {
   const failed = declaration.workerErrors[0];
   if (failed)
     throw new Error(
-      `its worker ${path6.relative(root, failed.file).split(path6.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
+      `its worker ${path8.relative(root, failed.file).split(path8.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
     );
   if (declaration.workers.length)
     throw new Error(`it measures in worker threads (${workers.join(", ")}) and no task was declared there. ${AS_TASKS}`);
@@ -2048,6 +2238,22 @@ async function loadBenchFile(file, root) {
   const what = harness ? `it imports ${harness} but declares no task` : exported !== void 0 && typeof exported !== "object" && typeof exported !== "function" ? `its default export is ${typeof exported}, which declares no task` : "it declares no task";
   throw new Error(`${what}. benchgate accepts:
 ${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join("\n")}`);
+}
+async function vitestConfigFor(file, root) {
+  let source;
+  try {
+    source = readFileSync4(file, "utf8");
+  } catch {
+    return void 0;
+  }
+  return looksLikeVitest(source) ? vitestConfigOf(file, root, registerAliases) : void 0;
+}
+function withConfigFailure(error, failed) {
+  if (!(error instanceof Error)) return error;
+  const wrapped = Object.assign(new Error(`${error.message} (${failed})`, { cause: error }), { code: error.code });
+  wrapped.stack = `${wrapped.message}
+${(error.stack ?? "").split("\n").slice(1).join("\n")}`;
+  return wrapped;
 }
 var UNSUPPORTED_HARNESSES = ["cronometro", "bench-node"].map((name) => ({
   name,
@@ -2064,19 +2270,19 @@ function unsupportedHarness(file) {
   return UNSUPPORTED_HARNESSES.find(({ pattern }) => pattern.test(source))?.name;
 }
 async function defaultExportTasks(exported) {
-  if (isObject(exported) && exported.__esModule === true && "default" in exported) exported = exported.default;
+  if (isObject2(exported) && exported.__esModule === true && "default" in exported) exported = exported.default;
   if (typeof exported === "function") {
     const bench = new CollectingBench();
     await exported(bench);
     return bench.declared;
   }
-  if (!isObject(exported)) return void 0;
+  if (!isObject2(exported)) return void 0;
   return Object.entries(exported).map(([name, fn]) => {
     if (typeof fn !== "function") throw new Error(`task '${name}' is ${fn === null ? "null" : typeof fn}, not a function`);
     return { name, fn, opts: {} };
   });
 }
-function isObject(value) {
+function isObject2(value) {
   return typeof value === "object" && value !== null;
 }
 
@@ -2094,7 +2300,7 @@ async function main() {
   harnessCapture().onlyUnit = data.unit;
   let tasks;
   try {
-    const loaded = await loadBenchFile(path7.join(data.root, data.file), data.root);
+    const loaded = await loadBenchFile(path9.join(data.root, data.file), data.root);
     tasks = loaded.tasks.filter((task) => (task.unit ?? 0) === data.unit);
   } catch (error) {
     return post({ type: "failed to load", message: describeThrown(error, data.root) });

@@ -1,10 +1,10 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/runner.ts
-import { readFileSync as readFileSync7, readSync as readSync2, rmSync as rmSync3, statSync as statSync2, writeFileSync } from "node:fs";
+import { readFileSync as readFileSync7, readSync as readSync2, rmSync as rmSync3, statSync as statSync4, writeFileSync } from "node:fs";
 import { findSourceMap } from "node:module";
-import path9 from "node:path";
-import { fileURLToPath as fileURLToPath4, pathToFileURL as pathToFileURL4 } from "node:url";
+import path11 from "node:path";
+import { fileURLToPath as fileURLToPath5, pathToFileURL as pathToFileURL7 } from "node:url";
 
 // src/measure/profiler.ts
 import { Session } from "node:inspector";
@@ -1111,21 +1111,21 @@ function filesIn(root) {
 var INSTALL_FILES = ["package.json", ...LOCKFILES, ...SETTINGS_FILES];
 
 // src/checkout/install.ts
-function scriptRunner(read) {
-  const named = packageManager(read)?.name;
+function scriptRunner(read2) {
+  const named = packageManager(read2)?.name;
   if (named) return named === "npm" ? void 0 : named;
-  if (read("pnpm-lock.yaml") !== void 0) return "pnpm";
-  if (read("yarn.lock") !== void 0) return "yarn";
-  return read("bun.lock") !== void 0 || read("bun.lockb") !== void 0 ? "bun" : void 0;
+  if (read2("pnpm-lock.yaml") !== void 0) return "pnpm";
+  if (read2("yarn.lock") !== void 0) return "yarn";
+  return read2("bun.lock") !== void 0 || read2("bun.lockb") !== void 0 ? "bun" : void 0;
 }
-function packageManager(read) {
-  const field = manifest(read)?.packageManager;
+function packageManager(read2) {
+  const field = manifest(read2)?.packageManager;
   const match = typeof field === "string" ? /^(npm|pnpm|yarn|bun)@(\d[^+\s]*)/.exec(field) : null;
   return match ? { name: match[1], version: match[2] } : void 0;
 }
-function manifest(read) {
+function manifest(read2) {
   try {
-    return JSON.parse(read("package.json")?.toString("utf8") ?? "");
+    return JSON.parse(read2("package.json")?.toString("utf8") ?? "");
   } catch {
     return void 0;
   }
@@ -1876,8 +1876,9 @@ var VitestHarness = class {
     Object.assign(describeOnly, { concurrent: describeOnly, sequential: describeOnly, shuffle: describeOnly });
     const hook = (kind) => (fn) => void root()[kind].push(fn);
     const test = IGNORED;
-    const unavailable = (what) => new Proxy(() => void 0, {
-      get: () => {
+    const unavailable = (what, allowed = {}) => new Proxy(() => void 0, {
+      get: (_2, key) => {
+        if (typeof key === "string" && Object.hasOwn(allowed, key)) return allowed[key];
         throw new Error(`benchgate runs vitest bench files without vitest: '${what}' is not available in them`);
       },
       apply: () => {
@@ -1896,7 +1897,7 @@ var VitestHarness = class {
       afterEach: hook("afterEach"),
       vi: unavailable("vi"),
       vitest: unavailable("vitest"),
-      expect: unavailable("expect"),
+      expect: unavailable("expect", { extend: () => void 0 }),
       assert: unavailable("assert")
     };
   }
@@ -1914,7 +1915,20 @@ var VitestHarness = class {
    * While a file loads, those names (where the global scope has none) stand for the vitest capture.
    */
   vitestGlobals(file) {
-    const names = ["bench", "describe", "suite", "beforeAll", "afterAll", "beforeEach", "afterEach"];
+    const names = [
+      "bench",
+      "describe",
+      "suite",
+      "it",
+      "test",
+      "beforeAll",
+      "afterAll",
+      "beforeEach",
+      "afterEach",
+      "vi",
+      "expect",
+      "assert"
+    ];
     const scope = globalThis;
     const free = names.filter((name) => !(name in scope));
     let api;
@@ -2349,21 +2363,63 @@ function harnessCapture() {
   return installed;
 }
 
+// src/measure/micro/harness/aliases.ts
+import { statSync as statSync2 } from "node:fs";
+import path6 from "node:path";
+import { fileURLToPath as fileURLToPath3, pathToFileURL as pathToFileURL3 } from "node:url";
+function inThreadAliases(data) {
+  return { resolve: (specifier, context, next) => next(aliased(data, specifier, context.parentURL) ?? specifier, context) };
+}
+function aliased(data, specifier, parent) {
+  if (!parent?.startsWith("file:") || !data.aliases.length) return void 0;
+  const from = fileURLToPath3(parent.replace(/[?#].*$/, ""));
+  const relative = path6.relative(data.root, from);
+  if (relative.startsWith("..") || path6.isAbsolute(relative) || relative.split(path6.sep).includes("node_modules")) return void 0;
+  const alias = data.aliases.find(({ find }) => matches(find, specifier));
+  if (!alias) return void 0;
+  const replaced = specifier.replace(alias.find, alias.replacement);
+  if (!path6.isAbsolute(replaced)) return replaced;
+  const found = existing(replaced) ?? (replaced.startsWith("/") ? existing(path6.join(data.root, replaced)) : void 0);
+  return found ? pathToFileURL3(found).href : replaced;
+}
+function matches(find, specifier) {
+  if (find instanceof RegExp) {
+    find.lastIndex = 0;
+    return find.test(specifier);
+  }
+  return specifier === find || specifier.startsWith(`${find}/`);
+}
+var EXTENSIONS = [".mjs", ".js", ".mts", ".ts", ".jsx", ".tsx", ".json"];
+function existing(file) {
+  const isFile = (candidate) => statSync2(candidate, { throwIfNoEntry: false })?.isFile() === true;
+  if (isFile(file)) return file;
+  for (const extension of EXTENSIONS) if (isFile(file + extension)) return file + extension;
+  for (const extension of EXTENSIONS) if (isFile(path6.join(file, `index${extension}`))) return path6.join(file, `index${extension}`);
+  return void 0;
+}
+
 // src/measure/micro/capture-setup.ts
 function installCapture(sourceMaps, inThread) {
   if (sourceMaps) process.setSourceMapsEnabled(true);
   const data = { transform: new URL("./typescript.js", import.meta.url).href };
   const registerHooks2 = nodeModule.registerHooks;
-  if (inThread && typeof registerHooks2 === "function") registerHooks2(inThread(data));
+  hooksInThread = Boolean(inThread && typeof registerHooks2 === "function");
+  if (hooksInThread) registerHooks2(inThread(data));
   else nodeModule.register(new URL("./hooks.js", import.meta.url), { data });
   harnessCapture();
+}
+var hooksInThread = false;
+function registerAliases(root, aliases) {
+  const registerHooks2 = nodeModule.registerHooks;
+  if (hooksInThread && registerHooks2) registerHooks2(inThreadAliases({ root, aliases }));
+  else nodeModule.register(new URL("./aliases.js", import.meta.url), { data: { root, aliases } });
 }
 
 // src/measure/micro/harness/hooks.ts
 import { readFileSync as readFileSync4 } from "node:fs";
 import { createRequire } from "node:module";
-import path6 from "node:path";
-import { fileURLToPath as fileURLToPath3, pathToFileURL as pathToFileURL3 } from "node:url";
+import path7 from "node:path";
+import { fileURLToPath as fileURLToPath4, pathToFileURL as pathToFileURL4 } from "node:url";
 import vm from "node:vm";
 
 // src/measure/micro/harness/typescript-files.ts
@@ -2392,7 +2448,7 @@ function initialize(data) {
 }
 function inThreadHooks(data) {
   initialize(data);
-  const requireTransform = () => createRequire(import.meta.url)(fileURLToPath3(transformUrl));
+  const requireTransform = () => createRequire(import.meta.url)(fileURLToPath4(transformUrl));
   return {
     resolve: (specifier, context, next) => required(context) && (!isTypeScriptUrl(context.parentURL) || HARNESS_PACKAGES.includes(specifier)) ? next(specifier, context) : settleNow(resolveSteps(specifier, context, next)),
     load: (url, context, next) => required(context) && !isTypeScriptUrl(url) && !url.startsWith(SCHEME) ? next(url, context) : settleNow(loadSteps(url, context, next, requireTransform))
@@ -2437,7 +2493,7 @@ function requiredHarness(specifier, parent) {
   const name = HARNESS_IN_PATH.exec(new URL(specifier).pathname)?.[1];
   if (!name) return void 0;
   try {
-    return pathToFileURL3(createRequire(fileURLToPath3(parent)).resolve(name)).href === specifier ? name : void 0;
+    return pathToFileURL4(createRequire(fileURLToPath4(parent)).resolve(name)).href === specifier ? name : void 0;
   } catch {
     return void 0;
   }
@@ -2459,7 +2515,7 @@ function* resolveFromTypeScript(specifier, context, next) {
 }
 function typeScriptCandidates(specifier) {
   const swapped = { ".js": [".ts", ".tsx"], ".mjs": [".mts"], ".cjs": [".cts"], ".jsx": [".tsx"] };
-  const extension = path6.posix.extname(specifier);
+  const extension = path7.posix.extname(specifier);
   if (swapped[extension]) return swapped[extension].map((ext) => specifier.slice(0, -extension.length) + ext);
   return [".ts", ".tsx", ".mts", ".js", ".mjs", "/index.ts", "/index.js"].map((ext) => specifier.replace(/\/$/, "") + ext);
 }
@@ -2479,7 +2535,7 @@ function isBareJsonImport(url, context) {
   return pathname.endsWith(".json") && !pathname.includes("/node_modules/");
 }
 function loadJson(url) {
-  const file = fileURLToPath3(url);
+  const file = fileURLToPath4(url);
   let value;
   try {
     value = JSON.parse(readFileSync4(file, "utf8"));
@@ -2542,7 +2598,7 @@ ${reexport}
 }
 function requireModule(url) {
   const { name, value } = schemeUrl(url, REQUIRE_SCHEME);
-  const file = fileURLToPath3(value);
+  const file = fileURLToPath4(value);
   return `module.exports = module.constructor.createRequire(${JSON.stringify(file)})(${JSON.stringify(name)});
 `;
 }
@@ -2559,7 +2615,7 @@ function* exportsDefault(url, next) {
 }
 var transform;
 function* loadTypeScript(url, loadTransform) {
-  const file = fileURLToPath3(url);
+  const file = fileURLToPath4(url);
   if (file.endsWith(".tsx")) throw new Error(`${file}: JSX in TypeScript bench files is not supported`);
   transform ??= yield loadTransform;
   const { code } = transform.transformTypeScript(readFileSync4(file, "utf8"), file);
@@ -2568,7 +2624,7 @@ function* loadTypeScript(url, loadTransform) {
 function typeScriptFormat(file, code) {
   if (file.endsWith(".mts")) return "module";
   if (file.endsWith(".cts")) return "commonjs";
-  const type = packageType(path6.dirname(file));
+  const type = packageType(path7.dirname(file));
   if (type === "module") return "module";
   if (type === "commonjs") return "commonjs";
   try {
@@ -2580,12 +2636,12 @@ function typeScriptFormat(file, code) {
   }
 }
 function packageType(dir) {
-  for (let current2 = dir; ; current2 = path6.dirname(current2)) {
+  for (let current2 = dir; ; current2 = path7.dirname(current2)) {
     try {
-      const manifest2 = JSON.parse(readFileSync4(path6.join(current2, "package.json"), "utf8"));
+      const manifest2 = JSON.parse(readFileSync4(path7.join(current2, "package.json"), "utf8"));
       return typeof manifest2.type === "string" ? manifest2.type : "none";
     } catch {
-      if (path6.dirname(current2) === current2) return void 0;
+      if (path7.dirname(current2) === current2) return void 0;
     }
   }
 }
@@ -2971,13 +3027,127 @@ function changes(before, after, limit = 3) {
 
 // src/measure/micro/load.ts
 import { readFileSync as readFileSync5 } from "node:fs";
-import path7 from "node:path";
+import path9 from "node:path";
+import { pathToFileURL as pathToFileURL6 } from "node:url";
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
 var taskIds = (load) => load.tasks.map((task) => `${load.file}${ID_SEPARATOR}${task}`);
 var LOOPS = ["benchgateLoop", "benchgateBatch"];
 var INLINED = "(task code inlined into the loop)";
+
+// src/measure/micro/harness/vitest-config.ts
+import { statSync as statSync3 } from "node:fs";
+import path8 from "node:path";
+import { pathToFileURL as pathToFileURL5 } from "node:url";
+var NAMES = ["vitest.config", "vite.config"].flatMap((name) => [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"].map((ext) => name + ext));
+function vitestConfigFile(file, root) {
+  for (let dir = path8.dirname(file); ; dir = path8.dirname(dir)) {
+    const found = NAMES.map((name) => path8.join(dir, name)).find((candidate) => statSync3(candidate, { throwIfNoEntry: false })?.isFile());
+    if (found) return found;
+    if (path8.relative(root, dir) === "" || path8.dirname(dir) === dir || path8.relative(root, dir).startsWith("..")) return void 0;
+  }
+}
+function looksLikeVitest(source) {
+  if (/(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]vitest['"]/.test(source)) return true;
+  return /\bbench\s*\(/.test(source) && !/['"](?:benchmark|tinybench|mitata)['"]/.test(source);
+}
+var read = /* @__PURE__ */ new Map();
+function vitestConfigOf(file, root, applyAliases) {
+  const config = vitestConfigFile(file, root);
+  if (!config) return void 0;
+  let reading = read.get(config);
+  if (!reading) {
+    reading = readConfig(config, root, applyAliases);
+    read.set(config, reading);
+  }
+  return reading;
+}
+async function readConfig(file, root, applyAliases) {
+  const name = path8.relative(root, file).split(path8.sep).join("/");
+  let exported;
+  const globals = globalThis;
+  const saved = { __dirname: globals.__dirname, __filename: globals.__filename };
+  globals.__dirname = path8.dirname(file);
+  globals.__filename = file;
+  try {
+    const module = await import(pathToFileURL5(file).href);
+    exported = module.default;
+    if (typeof exported === "function")
+      exported = await exported({ command: "serve", mode: "benchmark", isSsrBuild: false, isPreview: false });
+    exported = await exported;
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    return {
+      file,
+      setupFiles: [],
+      notes: [],
+      failed: `${name} was not read (${message}): its aliases, setupFiles and define do not apply`
+    };
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === void 0) delete globals[key];
+      else globals[key] = value;
+    }
+  }
+  const config = isObject(exported) ? exported : {};
+  const base = path8.resolve(path8.dirname(file), typeof config.root === "string" ? config.root : ".");
+  const notes = [];
+  const aliases = [
+    ...aliasesOf(config.resolve?.alias, `${name}: resolve.alias`, notes),
+    ...aliasesOf(config.test?.alias, `${name}: test.alias`, notes)
+  ];
+  if (aliases.length) applyAliases(root, aliases);
+  const setup = config.test?.setupFiles;
+  const setupFiles = (typeof setup === "string" ? [setup] : Array.isArray(setup) ? setup : []).filter((entry2) => typeof entry2 === "string").map((entry2) => path8.resolve(base, entry2));
+  defineGlobals(config.define, name, notes);
+  return { file, setupFiles, notes };
+}
+function aliasesOf(value, where, notes) {
+  const entries = Array.isArray(value) ? value : isObject(value) ? Object.entries(value).map(([find, replacement]) => ({ find, replacement })) : [];
+  const aliases = [];
+  for (const entry2 of entries) {
+    const { find, replacement, customResolver } = isObject(entry2) ? entry2 : {};
+    if ((typeof find === "string" || find instanceof RegExp) && typeof replacement === "string") {
+      aliases.push({ find, replacement });
+      if (customResolver) notes.push(`${where}: the customResolver of '${String(find)}' is not run (the alias is)`);
+    } else notes.push(`${where}: an entry without a string or RegExp find and a string replacement is left out`);
+  }
+  return aliases;
+}
+var definedBy = /* @__PURE__ */ new Map();
+function defineGlobals(define, name, notes) {
+  if (!isObject(define)) return;
+  for (const [key, code] of Object.entries(define)) {
+    const value = definedValue(code);
+    if (!value || key.startsWith("import.meta") || !/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(key)) {
+      notes.push(`${name}: define '${key}' is not applied (benchgate sets JSON values on globalThis, as vitest does)`);
+      continue;
+    }
+    const earlier = definedBy.get(key);
+    const text = JSON.stringify(value.value);
+    if (earlier && earlier.text !== text)
+      notes.push(
+        `${name}: define '${key}' is ${text} here and ${earlier.text} in ${earlier.name} read before it in this process (the other revision's, or another package's): one globalThis holds the last; --isolation process measures each revision alone`
+      );
+    definedBy.set(key, { name, text });
+    const segments = key.split(".");
+    let target = globalThis;
+    for (const segment of segments.slice(0, -1)) target = isObject(target[segment]) ? target[segment] : target[segment] = {};
+    target[segments.at(-1)] = value.value;
+  }
+}
+function definedValue(code) {
+  if (typeof code !== "string") return code === void 0 || typeof code === "function" ? void 0 : { value: code };
+  try {
+    return { value: JSON.parse(code) };
+  } catch {
+    return void 0;
+  }
+}
+function isObject(value) {
+  return typeof value === "object" && value !== null;
+}
 
 // src/measure/micro/load.ts
 var CollectingBench = class extends ae {
@@ -2997,7 +3167,7 @@ var ACCEPTED_SHAPES = [
 ];
 function lateNote(error, file, root) {
   const [message, frame] = describeThrown(error, root).split("\n");
-  const own = path7.relative(root, file).split(path7.sep).join("/");
+  const own = path9.relative(root, file).split(path9.sep).join("/");
   const from = /\(?((?:[^\s():]+\/)*[^\s():]+\.[cm]?[jt]sx?):\d+:\d+\)?$/.exec(frame?.trim() ?? "")?.[1];
   if (from && from !== own && !from.includes("node_modules"))
     return `while it loaded, ${from} threw (set aside; a timer or callback of that file, not this one's code): ${message}`;
@@ -3006,19 +3176,37 @@ function lateNote(error, file, root) {
 async function loadBenchFile(file, root) {
   const unsupported = unsupportedHarness(file);
   if (unsupported) throw new Error(`it uses ${unsupported}, a harness benchgate does not run. ${AS_TASKS}`);
+  const config = await vitestConfigFor(file, root);
   let module = {};
   let thrown;
+  const setupErrors = [];
   const declaration = await harnessCapture().declare(file, async () => {
     try {
-      module = await import(harnessCapture().inNewGraph(file));
+      const url = harnessCapture().inNewGraph(file);
+      const graph = new URL(url).searchParams.get(GRAPH_PARAMETER);
+      for (const setup of config?.setupFiles ?? [])
+        try {
+          await import(`${pathToFileURL6(setup).href}?${GRAPH_PARAMETER}=${graph}`);
+        } catch (error) {
+          setupErrors.push(
+            `its setup file ${path9.relative(root, setup).split(path9.sep).join("/")} threw (set aside): ${describeThrown(error, root).split("\n")[0]}`
+          );
+        }
+      module = await import(url);
     } catch (error) {
       thrown = { error };
     }
   });
+  const setAside = [...config?.failed ? [config.failed] : [], ...setupErrors];
+  if (thrown && setAside.length) thrown = { error: withConfigFailure(thrown.error, setAside.join("; ")) };
   const harness = declaration.harnesses[0]?.harness;
-  const workers = declaration.workers.map((worker) => path7.relative(root, worker).split(path7.sep).join("/"));
+  const workers = declaration.workers.map((worker) => path9.relative(root, worker).split(path9.sep).join("/"));
   if (declaration.tasks.length > 0) {
-    const notes = [...declaration.lateErrors, ...thrown ? [thrown.error] : []].map((error) => lateNote(error, file, root));
+    const notes = [
+      ...setAside,
+      ...config?.notes ?? [],
+      ...[...declaration.lateErrors, ...thrown ? [thrown.error] : []].map((error) => lateNote(error, file, root))
+    ];
     return {
       harness: harness ?? "tinybench",
       harnesses: declaration.harnesses,
@@ -3034,7 +3222,7 @@ async function loadBenchFile(file, root) {
   }
   if (declaration.children.length)
     throw new Error(
-      `it measures in child processes (${declaration.children.map((child) => path7.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
+      `it measures in child processes (${declaration.children.map((child) => path9.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
     );
   if (thrown) throw thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
@@ -3042,7 +3230,7 @@ async function loadBenchFile(file, root) {
   const failed = declaration.workerErrors[0];
   if (failed)
     throw new Error(
-      `its worker ${path7.relative(root, failed.file).split(path7.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
+      `its worker ${path9.relative(root, failed.file).split(path9.sep).join("/")} failed to load: ${describeThrown(failed.error, root)}`
     );
   if (declaration.workers.length)
     throw new Error(`it measures in worker threads (${workers.join(", ")}) and no task was declared there. ${AS_TASKS}`);
@@ -3050,6 +3238,22 @@ async function loadBenchFile(file, root) {
   const what = harness ? `it imports ${harness} but declares no task` : exported !== void 0 && typeof exported !== "object" && typeof exported !== "function" ? `its default export is ${typeof exported}, which declares no task` : "it declares no task";
   throw new Error(`${what}. benchgate accepts:
 ${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join("\n")}`);
+}
+async function vitestConfigFor(file, root) {
+  let source;
+  try {
+    source = readFileSync5(file, "utf8");
+  } catch {
+    return void 0;
+  }
+  return looksLikeVitest(source) ? vitestConfigOf(file, root, registerAliases) : void 0;
+}
+function withConfigFailure(error, failed) {
+  if (!(error instanceof Error)) return error;
+  const wrapped = Object.assign(new Error(`${error.message} (${failed})`, { cause: error }), { code: error.code });
+  wrapped.stack = `${wrapped.message}
+${(error.stack ?? "").split("\n").slice(1).join("\n")}`;
+  return wrapped;
 }
 var UNSUPPORTED_HARNESSES = ["cronometro", "bench-node"].map((name) => ({
   name,
@@ -3066,19 +3270,19 @@ function unsupportedHarness(file) {
   return UNSUPPORTED_HARNESSES.find(({ pattern }) => pattern.test(source))?.name;
 }
 async function defaultExportTasks(exported) {
-  if (isObject(exported) && exported.__esModule === true && "default" in exported) exported = exported.default;
+  if (isObject2(exported) && exported.__esModule === true && "default" in exported) exported = exported.default;
   if (typeof exported === "function") {
     const bench = new CollectingBench();
     await exported(bench);
     return bench.declared;
   }
-  if (!isObject(exported)) return void 0;
+  if (!isObject2(exported)) return void 0;
   return Object.entries(exported).map(([name, fn]) => {
     if (typeof fn !== "function") throw new Error(`task '${name}' is ${fn === null ? "null" : typeof fn}, not a function`);
     return { name, fn, opts: {} };
   });
 }
-function isObject(value) {
+function isObject2(value) {
   return typeof value === "object" && value !== null;
 }
 
@@ -3089,7 +3293,7 @@ import v8 from "node:v8";
 import vm2 from "node:vm";
 
 // src/measure/counts/functions.ts
-import path8 from "node:path";
+import path10 from "node:path";
 var INSTRUCTIONS = { Ir: 1 };
 var CYCLE_WEIGHTS = { Ir: 1, I1mr: 10, D1mr: 10, D1mw: 10, ILmr: 100, DLmr: 100, DLmw: 100 };
 function functionCosts(text, weights = INSTRUCTIONS) {
@@ -3172,7 +3376,7 @@ function nameOf(cost, map, root) {
   if (/^0x[0-9a-f]+$/i.test(cost.function) && !cost.object) return { name: "(JIT code, unnamed)", where: "JIT" };
   const name = shortName(cost.function);
   if (name.startsWith("v8::")) return { name: name.replace(/^v8::(?:internal::)?/, ""), where: "V8" };
-  return { name, where: cost.object ? path8.basename(cost.object) : "native" };
+  return { name, where: cost.object ? path10.basename(cost.object) : "native" };
 }
 function shortName(full) {
   if (full.startsWith("(")) return full;
@@ -3195,9 +3399,9 @@ function place(location, root) {
   const file = decoded((match?.[1] ?? location).replace(/^file:\/\//, "").replace(/\?.*$/, ""));
   if (!file) return "";
   const line = match ? `:${match[2]}` : "";
-  if (!path8.isAbsolute(file)) return `${file}${line}`;
-  const relative = path8.relative(root, file);
-  return `${relative.startsWith("..") ? file : relative.split(path8.sep).join("/")}${line}`;
+  if (!path10.isAbsolute(file)) return `${file}${line}`;
+  const relative = path10.relative(root, file);
+  return `${relative.startsWith("..") ? file : relative.split(path10.sep).join("/")}${line}`;
 }
 function decoded(url) {
   try {
@@ -3290,12 +3494,12 @@ function functionsPerCall(empty, measured, batch) {
 }
 function profileDumps(dumps, figure = "instructions") {
   const weights = figure === "cycles" ? CYCLE_WEIGHTS : INSTRUCTIONS;
-  const read = (files) => files.map((file) => {
+  const read2 = (files) => files.map((file) => {
     const costs = functionCosts(readFileSync6(file, "utf8"), weights);
     rmSync2(file, { force: true });
     return costs;
   });
-  return functionsPerCall(read(dumps.empty), read(dumps.measured), dumps.batch);
+  return functionsPerCall(read2(dumps.empty), read2(dumps.measured), dumps.batch);
 }
 function readDump(file, figure = "instructions", keep = false) {
   let text;
@@ -3320,9 +3524,9 @@ var HEADER = Buffer.alloc(16384);
 function dumpHeader(file) {
   const fd = openSync(file, "r");
   try {
-    const read = readSync(fd, HEADER, 0, HEADER.length, 0);
-    const summary = HEADER.subarray(0, read).indexOf("\nsummary:");
-    const end = summary < 0 ? -1 : HEADER.subarray(0, read).indexOf("\n", summary + 1);
+    const read2 = readSync(fd, HEADER, 0, HEADER.length, 0);
+    const summary = HEADER.subarray(0, read2).indexOf("\nsummary:");
+    const end = summary < 0 ? -1 : HEADER.subarray(0, read2).indexOf("\n", summary + 1);
     if (end >= 0) return HEADER.toString("latin1", 0, end);
   } finally {
     closeSync(fd);
@@ -3418,7 +3622,7 @@ async function loadSides(sides) {
       current = `loading ${file} (${side.revision})`;
       const before = fingerprint();
       try {
-        const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path9.join(side.root, file), side.root);
+        const { tasks, harness, harnesses, notes, workers } = await loadBenchFile(path11.join(side.root, file), side.root);
         const changed = changes(before, fingerprint());
         if (changed.length)
           sharedChanged ??= `${side.revision}'s ${file} changed builtins that both revisions share in one process (${changed.join(", ")})`;
@@ -3583,7 +3787,7 @@ var PROFILED_FUNCTIONS = 2e3;
 var MAX_NAME = 500;
 function mapSize(file) {
   try {
-    return statSync2(file).size;
+    return statSync4(file).size;
   } catch {
     return 0;
   }
@@ -3644,7 +3848,7 @@ function atSourceFiles(profile) {
     const loaded = callFrame.url;
     callFrame.url = withoutGraph(loaded);
     if (!isTypeScript(callFrame.url)) continue;
-    const map = findSourceMap(loaded) ?? (loaded.startsWith("file:") ? findSourceMap(fileURLToPath4(loaded)) : void 0);
+    const map = findSourceMap(loaded) ?? (loaded.startsWith("file:") ? findSourceMap(fileURLToPath5(loaded)) : void 0);
     if (!map) continue;
     const entry2 = map.findEntry(callFrame.lineNumber, callFrame.columnNumber);
     if ("originalLine" in entry2) Object.assign(callFrame, { lineNumber: entry2.originalLine, columnNumber: entry2.originalColumn });
@@ -3674,8 +3878,8 @@ function thrownOutside(kind, error) {
   const benchFileOf = (frame) => {
     for (const side of jobSides)
       for (const file of side.files) {
-        const at = path9.join(side.root, file);
-        const url = pathToFileURL4(at).href;
+        const at = path11.join(side.root, file);
+        const url = pathToFileURL7(at).href;
         if (frame.includes(`${at}:`) || frame.includes(`${url}:`) || frame.includes(`${url}?`)) return { side, file };
       }
     return void 0;

@@ -27,6 +27,8 @@ await build({
     isolate: 'src/measure/micro/isolate.ts',
     // Module hooks for bench files, and the TypeScript transform they import only for a .ts file (amaro, 3.7 MB).
     hooks: 'src/measure/micro/harness/hooks.ts',
+    // A vitest project's aliases, a resolve hook of their own (registered once its config is read).
+    aliases: 'src/measure/micro/harness/aliases.ts',
     typescript: 'src/measure/micro/harness/typescript.ts',
     // Preloaded into a bench file's own run (compare --native-check) to read its harness's figures.
     native: 'src/measure/native/observer.ts',

@@ -9,6 +9,10 @@
 // their file exists at both revisions (candidates for an unmatched function, for a person to read).
 // BENCHGATE=<path to a cli.js> runs another build (an older commit's dist, for a before/after table).
 // SOLO=<n> sets --solo-processes (default 24; 0: no solo check, for builds before it); BUDGET the budget (default 5%); JSON=<file> writes every row.
+// MEASURE=both also counts each benchmark (instructions a call under callgrind, beside the time verdict) and prints,
+// per row, the count's change against the solo check's (each revision alone in fresh processes: the time reference),
+// and in the summary how many lie within 3 points of it, and how many of the others the report names as parting.
+// PROFILE=never leaves the profiles out (they cost a minute a case).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -23,6 +27,8 @@ if (!folder) {
 const cli = process.env.BENCHGATE ?? fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const solo = process.env.SOLO ?? '24';
 const budget = process.env.BUDGET ?? '5%';
+const measure = process.env.MEASURE;
+const profileMode = process.env.PROFILE ?? 'always';
 const CONFIG = `budget: ${budget}
 micro:
   files: benchgate-corpus/bench.mjs
@@ -90,7 +96,8 @@ for (const name of cases) {
       '--json',
       'report.json',
       '--profile',
-      'always',
+      profileMode,
+      ...(measure ? ['--measure', measure] : []),
       ...(solo === '0' ? [] : ['--solo-check', '--solo-processes', solo]),
     ],
     { cwd: repo, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
@@ -140,6 +147,9 @@ for (const name of cases) {
         ? { process: profile.process ?? 'alone', base: profile.perOpUs.base, head: profile.perOpUs.head, change: profileChange }
         : null,
       agreement: profile?.agreement ?? null,
+      // MEASURE=both: the counts beside the time verdict (instructions a call; a faster head reads positive, as time).
+      counts: b.beside?.measure === 'counts' ? b.beside : null,
+      note: b.note ?? null,
       contradicts,
       unmatched: unmatched.map((row) => `${row.function} ${row.location}`),
       notSampledAtBase: notSampled,
@@ -158,6 +168,12 @@ for (const name of cases) {
         profile
           ? `profile(${row.profile.process}) ${pct(profileChange)}${profile.agreement ? (profile.agreement.agrees ? ' agrees' : ` disagrees:${profile.agreement.disagrees}/${profile.agreement.reason}`) : ''}`
           : 'no profile',
+        row.counts
+          ? `counts ${interval(row.counts.change)} ${row.counts.agrees === null ? 'open' : row.counts.agrees ? 'agrees' : 'PARTS'}` +
+            (row.counts.change && b.solo?.change
+              ? ` (${pct(row.counts.change.estimate - b.solo.change.estimate).replace('%', ' pts')} from solo)`
+              : '')
+          : '',
         contradicts ? 'CONTRADICTS' : '',
         row.unmatched.length ? `UNMATCHED: ${row.unmatched.join('; ')}` : '',
         notSampled.length ? `not sampled at base (inlined there, or new): ${notSampled.join('; ')}` : '',
@@ -170,6 +186,26 @@ for (const name of cases) {
   rmSync(repo, { recursive: true, force: true });
 }
 if (process.env.JSON) writeFileSync(process.env.JSON, JSON.stringify(rows, null, 2));
+if (measure === 'both') {
+  // Issue 49's target: the count's change within 3 points of a fresh-process time reference, or the parting named.
+  const paired = rows.filter((r) => r.counts?.change && r.solo);
+  const within = paired.filter((r) => Math.abs(r.counts.change.estimate - r.solo.estimate) <= 0.03);
+  const apart = paired.filter((r) => !within.includes(r));
+  const named = apart.filter((r) => r.counts.agrees === false);
+  console.log(
+    `\ncounts against the solo reference: ${paired.length} rows with both; within 3 points ${within.length}; ` +
+      `apart ${apart.length}, of which the report names ${named.length} as parting and calls ${apart.length - named.length} agreeing ` +
+      `(${apart
+        .filter((r) => r.counts.agrees !== false)
+        .map(
+          (r) =>
+            `${r.case} ${r.id.replace('benchgate-corpus/bench.mjs > ', '')}: counts ${pct(r.counts.change.estimate)}, solo ${pct(r.solo.estimate)}`,
+        )
+        .join('; ')}); ` +
+      `same direction where both decided: ${paired.filter((r) => Math.sign(r.counts.change.estimate) === Math.sign(r.solo.estimate)).length} of ${paired.length}; ` +
+      `counts missing: ${rows.filter((r) => !r.counts?.change).length}`,
+  );
+}
 const decided = rows.filter((r) => r.verdict === 'regression' || r.verdict === 'improvement');
 console.log(
   `\n${rows.length} benchmarks; decided ${decided.length}; profile contradicts a decided verdict's direction: ${decided.filter((r) => r.contradicts).length}; ` +

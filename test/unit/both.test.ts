@@ -181,7 +181,14 @@ describe('measure: both', () => {
     // Open where either has no interval.
     expect(agree(timed('x', 0, 0, 0, 'unchanged'), { ...counted('x', 0, 0, 0, 'error'), change: null }).agrees).toBeNull();
     // Both a regression, of sizes whose intervals do not meet (ids: time -99%, instructions -97%): one story.
-    expect(agree(timed('x', -0.99, -0.993, -0.988, 'regression'), counted('x', -0.97, -0.971, -0.969, 'regression')).agrees).toBe(true);
+    const sizes = agree(timed('x', -0.99, -0.993, -0.988, 'regression'), counted('x', -0.97, -0.971, -0.969, 'regression'));
+    expect(sizes.agrees).toBe(true);
+    // ... and the sizes said, since they are apart.
+    expect(sizes.note).toMatch(
+      /^time and counts agree on the verdict, not on its size: time -99\.0% \[.*\] \(regression\), counts -97\.0% \[/,
+    );
+    // Intervals that meet need no word.
+    expect(agree(timed('x', -0.1, -0.12, -0.08, 'regression'), counted('x', -0.09, -0.095, -0.085, 'regression')).note).toBeUndefined();
     // A gain counts claim where time reads none (hyperid's untouched crypto.randomUUID): they part.
     expect(agree(timed('x', 0.003, -0.005, 0.011, 'unchanged'), counted('x', 1.957, 1.955, 1.96, 'improvement')).agrees).toBe(false);
     // Both open but meeting: they agree (neither claims what the other denies).

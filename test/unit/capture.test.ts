@@ -600,6 +600,104 @@ describe('s', () => { bench('a', () => 0); bench.skip.only('b', () => 1) })
     expect(files[1]!.error).toMatch(/bad\.json: not valid JSON/);
     expect(files[1]!.error).not.toContain('benchgate-graph');
   });
+
+  it("reads the project's vitest config as vitest bench does: its aliases, setupFiles and define (reselect's alias to src/)", async () => {
+    const root = project(
+      {
+        // resolve.alias as an object to an absolute path, test.alias as an array with a RegExp; an ES module config
+        // using __dirname, as Vite allows; a function config, called with vitest's env.
+        'vitest.config.ts': `import path from 'node:path'
+import { defineConfig } from 'vitest/config'
+export default defineConfig(({ mode }) => ({
+  resolve: { alias: { '@lib': path.resolve(__dirname, 'src/lib') } },
+  test: {
+    alias: [{ find: /^pkg$/, replacement: path.resolve(__dirname, 'src/index.ts') }, { find: 'root', replacement: '/src/lib' }],
+    setupFiles: ['./bench/setup.ts', './bench/matchers.ts', './bench/broken.ts'],
+  },
+  define: { __LIMIT__: '3', 'build.mode': JSON.stringify(mode), __EXPR__: 'Date.now()' },
+}))
+`,
+        'src/lib/math.ts': 'export const double = (n: number): number => n * 2\n',
+        'src/lib/index.ts': "export const fromIndex = 'index'\n",
+        'src/index.ts': "export { double } from './lib/math.ts'\nexport const name = 'pkg from src'\n",
+        'bench/setup.ts': '(globalThis as any).setupRuns = ((globalThis as any).setupRuns ?? 0) + 1\n',
+        // reselect's setup: expect.extend through vitest's globals (no import), for tests a bench run never calls.
+        'bench/matchers.ts': 'expect.extend({ toBeMemoized: () => ({ pass: true, message: () => "" }) })\n',
+        'bench/broken.ts': "throw new Error('a DOM is needed')\n",
+        'bench/alias.bench.ts': `import { bench, describe } from 'vitest'
+import { double } from '@lib/math'
+import { name } from 'pkg'
+import { fromIndex } from 'root'
+declare const __LIMIT__: number
+declare const build: { mode: string }
+describe(\`\${name} \${fromIndex} \${__LIMIT__} \${build.mode} setup \${(globalThis as any).setupRuns}\`, () => {
+  bench('double', () => double(__LIMIT__))
+})
+`,
+        'bench/second.bench.ts': `import { bench } from 'vitest'\nbench(\`setup \${(globalThis as any).setupRuns}\`, () => 1)\n`,
+        // A plain script in the same project: no vitest config for it (node would not read one).
+        'bench/plain.bench.mjs': `import { Bench } from 'tinybench'\nconst b = new Bench()\nb.add('plain', () => 1)\nawait b.run()\n`,
+      },
+      { type: 'module' },
+    );
+    const { files, tasks } = await runner(root, ['bench/alias.bench.ts', 'bench/second.bench.ts', 'bench/plain.bench.mjs'], true);
+    expect(files.map((f) => f.error)).toEqual([undefined, undefined, undefined]);
+    // Every alias resolved (an alias to a folder, a RegExp to a file, a root-relative path); define set; setup run before each file.
+    expect(files[0]!.tasks).toEqual(['pkg from src index 3 benchmark setup 1 > double']);
+    expect(files[1]!.tasks).toEqual(['setup 2']);
+    // A define that is code, not a value, is said; a setup file that throws is set aside and said; one that extends expect passes.
+    expect(files[0]!.notes).toEqual([
+      expect.stringMatching(/^its setup file bench\/broken\.ts threw \(set aside\): .*a DOM is needed/),
+      "vitest.config.ts: define '__EXPR__' is not applied (benchgate sets JSON values on globalThis, as vitest does)",
+    ]);
+    expect(files[1]!.notes).toEqual([expect.stringMatching(/^its setup file bench\/broken\.ts threw/), expect.stringMatching(/__EXPR__/)]);
+    expect(files[2]!.notes ?? []).toEqual([]);
+    // The tasks ran, through the aliased modules.
+    expect(tasks.filter((t) => t.error)).toEqual([]);
+    expect(tasks.map((t) => t.id)).toContain('bench/alias.bench.ts > pkg from src index 3 benchmark setup 1 > double');
+  });
+
+  it('reads the nearest config of each file, and says where two configs in one process define one name differently', async () => {
+    const config = (value: string) => `export default { define: { __FLAVOUR__: ${JSON.stringify(value)} } }\n`;
+    const bench = "import { bench } from 'vitest'\nbench(String(__FLAVOUR__), () => 1)\n";
+    const root = project(
+      {
+        'a/vitest.config.mjs': config('"sweet"'),
+        'a/x.bench.mjs': bench,
+        'b/vite.config.mjs': config('"sour"'),
+        'b/y.bench.mjs': bench,
+      },
+      { type: 'module' },
+    );
+    const { files } = await runner(root, ['a/x.bench.mjs', 'b/y.bench.mjs']);
+    expect(files.map((f) => f.tasks)).toEqual([['sweet'], ['sour']]);
+    expect(files[0]!.notes ?? []).toEqual([]);
+    expect(files[1]!.notes).toEqual([
+      expect.stringMatching(
+        /^b\/vite\.config\.mjs: define '__FLAVOUR__' is "sour" here and "sweet" in a\/vitest\.config\.mjs read before it/,
+      ),
+    ]);
+  });
+
+  it('loads a vitest file without its config where the config fails, and says so where the file then fails', async () => {
+    const root = project(
+      {
+        'vitest.config.mjs': "import 'not-installed-plugin'\nexport default { resolve: { alias: { '@lib': '/src' } } }\n",
+        'src/x.mjs': 'export const x = 1\n',
+        'a.bench.mjs': "import { bench } from 'vitest'\nbench('a', () => 1)\n",
+        'b.bench.mjs': "import { bench } from 'vitest'\nimport { x } from '@lib/x.mjs'\nbench('b', () => x)\n",
+      },
+      { type: 'module' },
+    );
+    const { files } = await runner(root, ['a.bench.mjs', 'b.bench.mjs']);
+    expect(files[0]!.tasks).toEqual(['a']);
+    expect(files[0]!.notes).toEqual([
+      expect.stringMatching(
+        /^vitest\.config\.mjs was not read \(.*not-installed-plugin.*\): its aliases, setupFiles and define do not apply$/,
+      ),
+    ]);
+    expect(files[1]!.error).toMatch(/@lib.*vitest\.config\.mjs was not read/s);
+  });
 });
 
 describe('TypeScript', () => {

@@ -164,3 +164,43 @@ describe('module hooks in the thread and off it', () => {
     expect(hooks.load(redirect, { conditions: REQUIRE }, never)).toEqual(off);
   });
 });
+
+describe("a vitest project's aliases (harness/aliases.ts), in the thread and off it", () => {
+  it('rewrite what vitest rewrites, from the revision’s own files only, and find the file as Vite does', async () => {
+    const aliases = await import('../../src/measure/micro/harness/aliases.js');
+    const root = path.join(dir, 'aliased');
+    mkdirSync(path.join(root, 'src/lib'), { recursive: true });
+    writeFileSync(path.join(root, 'src/lib/math.ts'), 'export {}\n');
+    writeFileSync(path.join(root, 'src/lib/index.js'), 'export {}\n');
+    const data = {
+      root,
+      aliases: [
+        { find: '@lib', replacement: path.join(root, 'src/lib') },
+        { find: /^~(.*)$/, replacement: '/src/lib$1' },
+        { find: 'lodash', replacement: 'lodash-es' },
+      ],
+    };
+    aliases.initialize(data);
+    const inThread = aliases.inThreadAliases(data);
+    const bench = pathToFileURL(path.join(root, 'bench/a.bench.ts')).href + '?benchgate-graph=3';
+    const ask = (specifier: string, parentURL: string | undefined) => {
+      const off = aliases.resolve(specifier, { parentURL }, (s: string) => s);
+      expect(inThread.resolve(specifier, { parentURL }, (s: string) => s)).toBe(off);
+      return off;
+    };
+    // A folder's path with an extension Vite tries, and its index.
+    expect(ask('@lib/math', bench)).toBe(pathToFileURL(path.join(root, 'src/lib/math.ts')).href);
+    expect(ask('@lib', bench)).toBe(pathToFileURL(path.join(root, 'src/lib/index.js')).href);
+    // A RegExp, to a path from the project's root.
+    expect(ask('~/math', bench)).toBe(pathToFileURL(path.join(root, 'src/lib/math.ts')).href);
+    // A package name for another: passed on as written. A name that only starts like an alias is not one.
+    expect(ask('lodash/fp', bench)).toBe('lodash-es/fp');
+    expect(ask('@library', bench)).toBe('@library');
+    // Not from a dependency's file, nor from outside the revision.
+    expect(ask('@lib/math', pathToFileURL(path.join(root, 'node_modules/x/index.js')).href)).toBe('@lib/math');
+    expect(ask('@lib/math', pathToFileURL(path.join(dir, 'other/a.js')).href)).toBe('@lib/math');
+    expect(ask('@lib/math', undefined)).toBe('@lib/math');
+    // A path that does not exist goes on as written, for Node to say it is not found.
+    expect(ask('@lib/nothing', bench)).toBe(path.join(root, 'src/lib/nothing'));
+  });
+});

@@ -1,6 +1,7 @@
 import * as nodeModule from 'node:module';
 import { harnessCapture } from './harness/capture.js';
 import type { inThreadHooks } from './harness/hooks.js';
+import { inThreadAliases, type Alias } from './harness/aliases.js';
 
 /** `module.registerHooks` (Node 22.15 and later), which @types/node 20 does not declare. */
 type RegisterHooks = (hooks: ReturnType<typeof inThreadHooks>) => unknown;
@@ -20,7 +21,20 @@ export function installCapture(sourceMaps: boolean, inThread?: typeof inThreadHo
   if (sourceMaps) process.setSourceMapsEnabled(true);
   const data = { transform: new URL('./typescript.js', import.meta.url).href };
   const registerHooks = (nodeModule as unknown as { registerHooks?: RegisterHooks }).registerHooks;
-  if (inThread && typeof registerHooks === 'function') registerHooks(inThread(data));
+  hooksInThread = Boolean(inThread && typeof registerHooks === 'function');
+  if (hooksInThread) registerHooks!(inThread!(data));
   else nodeModule.register(new URL('./hooks.js', import.meta.url), { data });
   harnessCapture();
+}
+
+let hooksInThread = false;
+
+/**
+ * A revision's vitest aliases (harness/vitest-config.ts), as a resolve hook ahead of the others, where they run: in this
+ * thread where installCapture put them there, else off it.
+ */
+export function registerAliases(root: string, aliases: Alias[]): void {
+  const registerHooks = (nodeModule as unknown as { registerHooks?: (hooks: object) => unknown }).registerHooks;
+  if (hooksInThread && registerHooks) registerHooks(inThreadAliases({ root, aliases }));
+  else nodeModule.register(new URL('./aliases.js', import.meta.url), { data: { root, aliases } });
 }

@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Bench, type Fn, type FnOptions } from 'tinybench';
 import { harnessCapture, type HarnessCopy } from './harness/capture.js';
 import { describeThrown } from './alternate.js';
 import { ID_SEPARATOR } from './protocol.js';
+import { registerAliases } from './capture-setup.js';
+import { GRAPH_PARAMETER } from './harness/packages.js';
+import { looksLikeVitest, vitestConfigOf, type VitestConfig } from './harness/vitest-config.js';
 
 /** A task as a bench file declares it: its name (with its suites: `suite > task`), its function and tinybench's task options (hooks). */
 export interface DeclaredTask {
@@ -75,19 +79,40 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
   // the process before any file of it is named.
   const unsupported = unsupportedHarness(file);
   if (unsupported) throw new Error(`it uses ${unsupported}, a harness benchgate does not run. ${AS_TASKS}`);
+  const config = await vitestConfigFor(file, root);
   let module: { default?: unknown } = {};
   let thrown: { error: unknown } | undefined;
+  const setupErrors: string[] = [];
   const declaration = await harnessCapture().declare(file, async () => {
     try {
-      module = (await import(harnessCapture().inNewGraph(file))) as { default?: unknown };
+      const url = harnessCapture().inNewGraph(file);
+      // vitest runs its setup files before each file, in that file's module graph.
+      const graph = new URL(url).searchParams.get(GRAPH_PARAMETER)!;
+      for (const setup of config?.setupFiles ?? [])
+        try {
+          await import(`${pathToFileURL(setup).href}?${GRAPH_PARAMETER}=${graph}`);
+        } catch (error) {
+          // Setup files are mostly for tests (matchers, DOM, mocks): one that throws is set aside, and said.
+          setupErrors.push(
+            `its setup file ${path.relative(root, setup).split(path.sep).join('/')} threw (set aside): ${describeThrown(error, root).split('\n')[0]!}`,
+          );
+        }
+      module = (await import(url)) as { default?: unknown };
     } catch (error) {
       thrown = { error };
     }
   });
+  // A config that did not load, or a setup file that threw, is said where the file fails (an alias may be why), and noted where it loads.
+  const setAside = [...(config?.failed ? [config.failed] : []), ...setupErrors];
+  if (thrown && setAside.length) thrown = { error: withConfigFailure(thrown.error, setAside.join('; ')) };
   const harness = declaration.harnesses[0]?.harness;
   const workers = declaration.workers.map((worker) => path.relative(root, worker).split(path.sep).join('/'));
   if (declaration.tasks.length > 0) {
-    const notes = [...declaration.lateErrors, ...(thrown ? [thrown.error] : [])].map((error) => lateNote(error, file, root));
+    const notes = [
+      ...setAside,
+      ...(config?.notes ?? []),
+      ...[...declaration.lateErrors, ...(thrown ? [thrown.error] : [])].map((error) => lateNote(error, file, root)),
+    ];
     return {
       harness: harness ?? 'tinybench',
       harnesses: declaration.harnesses,
@@ -123,6 +148,24 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
       ? `its default export is ${typeof exported}, which declares no task`
       : 'it declares no task';
   throw new Error(`${what}. benchgate accepts:\n${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join('\n')}`);
+}
+
+/** A vitest bench file's config (harness/vitest-config.ts), read before the file loads; undefined for other files. */
+async function vitestConfigFor(file: string, root: string): Promise<VitestConfig | undefined> {
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  return looksLikeVitest(source) ? vitestConfigOf(file, root, registerAliases) : undefined;
+}
+
+function withConfigFailure(error: unknown, failed: string): unknown {
+  if (!(error instanceof Error)) return error;
+  const wrapped = Object.assign(new Error(`${error.message} (${failed})`, { cause: error }), { code: (error as { code?: unknown }).code });
+  wrapped.stack = `${wrapped.message}\n${(error.stack ?? '').split('\n').slice(1).join('\n')}`;
+  return wrapped;
 }
 
 /**

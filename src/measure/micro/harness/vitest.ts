@@ -91,9 +91,11 @@ export class VitestHarness implements Harness {
     // Tests in a bench file are not run by vitest bench: every form of test/it (test.each(cases)(...), test.skipIf(x)(...),
     // test.concurrent.only(...)) declares nothing.
     const test = IGNORED;
-    const unavailable = (what: string) =>
+    // `expect.extend(...)`, a setup file's usual line (matchers for tests, which a bench run never calls), passes.
+    const unavailable = (what: string, allowed: Record<string, unknown> = {}) =>
       new Proxy(() => undefined, {
-        get: () => {
+        get: (_, key) => {
+          if (typeof key === 'string' && Object.hasOwn(allowed, key)) return allowed[key];
           throw new Error(`benchgate runs vitest bench files without vitest: '${what}' is not available in them`);
         },
         apply: () => {
@@ -112,7 +114,7 @@ export class VitestHarness implements Harness {
       afterEach: hook('afterEach'),
       vi: unavailable('vi'),
       vitest: unavailable('vitest'),
-      expect: unavailable('expect'),
+      expect: unavailable('expect', { extend: () => undefined }),
       assert: unavailable('assert'),
     };
   }
@@ -133,7 +135,20 @@ export class VitestHarness implements Harness {
    * While a file loads, those names (where the global scope has none) stand for the vitest capture.
    */
   private vitestGlobals(file: string): () => void {
-    const names = ['bench', 'describe', 'suite', 'beforeAll', 'afterAll', 'beforeEach', 'afterEach'];
+    const names = [
+      'bench',
+      'describe',
+      'suite',
+      'it',
+      'test',
+      'beforeAll',
+      'afterAll',
+      'beforeEach',
+      'afterEach',
+      'vi',
+      'expect',
+      'assert',
+    ];
     const scope = globalThis as Record<string, unknown>;
     const free = names.filter((name) => !(name in scope));
     let api: Record<string, unknown> | undefined;
