@@ -2004,10 +2004,10 @@ function matches(find, specifier) {
 }
 var EXTENSIONS = [".mjs", ".js", ".mts", ".ts", ".jsx", ".tsx", ".json"];
 function existing(file) {
-  const isFile = (candidate) => statSync2(candidate, { throwIfNoEntry: false })?.isFile() === true;
-  if (isFile(file)) return file;
-  for (const extension of EXTENSIONS) if (isFile(file + extension)) return file + extension;
-  for (const extension of EXTENSIONS) if (isFile(path6.join(file, `index${extension}`))) return path6.join(file, `index${extension}`);
+  const isFile2 = (candidate) => statSync2(candidate, { throwIfNoEntry: false })?.isFile() === true;
+  if (isFile2(file)) return file;
+  for (const extension of EXTENSIONS) if (isFile2(file + extension)) return file + extension;
+  for (const extension of EXTENSIONS) if (isFile2(path6.join(file, `index${extension}`))) return path6.join(file, `index${extension}`);
   return void 0;
 }
 
@@ -2029,7 +2029,7 @@ function registerAliases(root, aliases) {
 }
 
 // src/measure/micro/load.ts
-import { readFileSync as readFileSync4 } from "node:fs";
+import { readFileSync as readFileSync5 } from "node:fs";
 import path8 from "node:path";
 import { pathToFileURL as pathToFileURL5 } from "node:url";
 
@@ -2037,16 +2037,34 @@ import { pathToFileURL as pathToFileURL5 } from "node:url";
 var ID_SEPARATOR = " > ";
 
 // src/measure/micro/harness/vitest-config.ts
-import { statSync as statSync3 } from "node:fs";
+import { readFileSync as readFileSync4, statSync as statSync3 } from "node:fs";
 import path7 from "node:path";
 import { pathToFileURL as pathToFileURL4 } from "node:url";
 var NAMES = ["vitest.config", "vite.config"].flatMap((name) => [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"].map((ext) => name + ext));
+var isFile = (file) => statSync3(file, { throwIfNoEntry: false })?.isFile() === true;
 function vitestConfigFile(file, root) {
+  const named = scriptConfig(root);
+  if (named) return named;
   for (let dir = path7.dirname(file); ; dir = path7.dirname(dir)) {
-    const found = NAMES.map((name) => path7.join(dir, name)).find((candidate) => statSync3(candidate, { throwIfNoEntry: false })?.isFile());
+    const found = NAMES.map((name) => path7.join(dir, name)).find(isFile);
     if (found) return found;
     if (path7.relative(root, dir) === "" || path7.dirname(dir) === dir || path7.relative(root, dir).startsWith("..")) return void 0;
   }
+}
+function scriptConfig(root) {
+  let scripts;
+  try {
+    scripts = JSON.parse(readFileSync4(path7.join(root, "package.json"), "utf8")).scripts;
+  } catch {
+    return void 0;
+  }
+  for (const command of Object.values(isObject(scripts) ? scripts : {}))
+    for (const part of typeof command === "string" ? command.split(/&&|\|\||;/) : []) {
+      if (!/\bvitest\b/.test(part) || !/\bbench\b/.test(part)) continue;
+      const named = /(?:--config[=\s]+|\s-c\s+)(['"]?)([^\s'"]+)\1/.exec(part)?.[2];
+      if (named && isFile(path7.resolve(root, named))) return path7.resolve(root, named);
+    }
+  return void 0;
 }
 function looksLikeVitest(source) {
   if (/(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]vitest['"]/.test(source)) return true;
@@ -2091,17 +2109,59 @@ async function readConfig(file, root, applyAliases) {
     }
   }
   const config = isObject(exported) ? exported : {};
-  const base = path7.resolve(path7.dirname(file), typeof config.root === "string" ? config.root : ".");
+  const cwd = file === scriptConfig(root) ? root : path7.dirname(file);
+  const base = path7.resolve(cwd, typeof config.root === "string" ? config.root : ".");
   const notes = [];
   const aliases = [
     ...aliasesOf(config.resolve?.alias, `${name}: resolve.alias`, notes),
-    ...aliasesOf(config.test?.alias, `${name}: test.alias`, notes)
+    ...aliasesOf(config.test?.alias, `${name}: test.alias`, notes),
+    // The vite-tsconfig-paths plugin: tsconfig.json's paths, as aliases after the config's own.
+    ...pluginNames(config.plugins).includes("vite-tsconfig-paths") ? tsconfigPaths(base, notes) : []
   ];
   if (aliases.length) applyAliases(root, aliases);
   const setup = config.test?.setupFiles;
   const setupFiles = (typeof setup === "string" ? [setup] : Array.isArray(setup) ? setup : []).filter((entry) => typeof entry === "string").map((entry) => path7.resolve(base, entry));
   defineGlobals(config.define, name, notes);
   return { file, setupFiles, notes };
+}
+function pluginNames(plugins) {
+  return (Array.isArray(plugins) ? plugins.flat(8) : []).flatMap(
+    (plugin) => isObject(plugin) && typeof plugin.name === "string" ? [plugin.name] : []
+  );
+}
+function tsconfigPaths(dir, notes) {
+  let options;
+  const visit = (file2, depth) => {
+    let parsed;
+    try {
+      parsed = JSON.parse(withoutComments(readFileSync4(file2, "utf8")));
+    } catch (error) {
+      notes.push(`${path7.basename(file2)} was not read for vite-tsconfig-paths (${error.message})`);
+      return;
+    }
+    const { paths, baseUrl } = parsed.compilerOptions ?? {};
+    if (paths !== void 0 && !options) options = { paths, baseUrl, from: path7.dirname(file2) };
+    if (!options && typeof parsed.extends === "string" && parsed.extends.startsWith(".") && depth < 8) {
+      const next = path7.resolve(path7.dirname(file2), parsed.extends);
+      visit(isFile(next) ? next : `${next}.json`, depth + 1);
+    }
+  };
+  const file = path7.join(dir, "tsconfig.json");
+  if (isFile(file)) visit(file, 0);
+  if (!options || !isObject(options.paths)) return [];
+  const base = path7.resolve(options.from, typeof options.baseUrl === "string" ? options.baseUrl : ".");
+  const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  return Object.entries(options.paths).flatMap(([pattern, targets]) => {
+    const target = Array.isArray(targets) && typeof targets[0] === "string" ? targets[0] : void 0;
+    if (!target) return [];
+    const [prefix, suffix = ""] = pattern.split("*");
+    const wild = pattern.includes("*");
+    const find = new RegExp(`^${escape(prefix)}${wild ? "(.*)" : ""}${escape(suffix)}$`);
+    return [{ find, replacement: path7.resolve(base, wild ? target.replace("*", "$1") : target) }];
+  });
+}
+function withoutComments(text) {
+  return text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_2, string) => string ?? "").replace(/("(?:[^"\\]|\\.)*")|,(\s*[}\]])/g, (_2, string, close) => string ?? close);
 }
 function aliasesOf(value, where, notes) {
   const entries = Array.isArray(value) ? value : isObject(value) ? Object.entries(value).map(([find, replacement]) => ({ find, replacement })) : [];
@@ -2242,7 +2302,7 @@ ${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join("\n")}`);
 async function vitestConfigFor(file, root) {
   let source;
   try {
-    source = readFileSync4(file, "utf8");
+    source = readFileSync5(file, "utf8");
   } catch {
     return void 0;
   }
@@ -2263,7 +2323,7 @@ var UNSUPPORTED_HARNESSES = ["cronometro", "bench-node"].map((name) => ({
 function unsupportedHarness(file) {
   let source;
   try {
-    source = readFileSync4(file.startsWith("file:") ? new URL(file) : file, "utf8");
+    source = readFileSync5(file.startsWith("file:") ? new URL(file) : file, "utf8");
   } catch {
     return void 0;
   }

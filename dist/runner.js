@@ -1,7 +1,7 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/runner.ts
-import { readFileSync as readFileSync7, readSync as readSync2, rmSync as rmSync3, statSync as statSync4, writeFileSync } from "node:fs";
+import { readFileSync as readFileSync8, readSync as readSync2, rmSync as rmSync3, statSync as statSync4, writeFileSync } from "node:fs";
 import { findSourceMap } from "node:module";
 import path11 from "node:path";
 import { fileURLToPath as fileURLToPath5, pathToFileURL as pathToFileURL7 } from "node:url";
@@ -2391,10 +2391,10 @@ function matches(find, specifier) {
 }
 var EXTENSIONS = [".mjs", ".js", ".mts", ".ts", ".jsx", ".tsx", ".json"];
 function existing(file) {
-  const isFile = (candidate) => statSync2(candidate, { throwIfNoEntry: false })?.isFile() === true;
-  if (isFile(file)) return file;
-  for (const extension of EXTENSIONS) if (isFile(file + extension)) return file + extension;
-  for (const extension of EXTENSIONS) if (isFile(path6.join(file, `index${extension}`))) return path6.join(file, `index${extension}`);
+  const isFile2 = (candidate) => statSync2(candidate, { throwIfNoEntry: false })?.isFile() === true;
+  if (isFile2(file)) return file;
+  for (const extension of EXTENSIONS) if (isFile2(file + extension)) return file + extension;
+  for (const extension of EXTENSIONS) if (isFile2(path6.join(file, `index${extension}`))) return path6.join(file, `index${extension}`);
   return void 0;
 }
 
@@ -3026,7 +3026,7 @@ function changes(before, after, limit = 3) {
 }
 
 // src/measure/micro/load.ts
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 import path9 from "node:path";
 import { pathToFileURL as pathToFileURL6 } from "node:url";
 
@@ -3037,16 +3037,34 @@ var LOOPS = ["benchgateLoop", "benchgateBatch"];
 var INLINED = "(task code inlined into the loop)";
 
 // src/measure/micro/harness/vitest-config.ts
-import { statSync as statSync3 } from "node:fs";
+import { readFileSync as readFileSync5, statSync as statSync3 } from "node:fs";
 import path8 from "node:path";
 import { pathToFileURL as pathToFileURL5 } from "node:url";
 var NAMES = ["vitest.config", "vite.config"].flatMap((name) => [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"].map((ext) => name + ext));
+var isFile = (file) => statSync3(file, { throwIfNoEntry: false })?.isFile() === true;
 function vitestConfigFile(file, root) {
+  const named = scriptConfig(root);
+  if (named) return named;
   for (let dir = path8.dirname(file); ; dir = path8.dirname(dir)) {
-    const found = NAMES.map((name) => path8.join(dir, name)).find((candidate) => statSync3(candidate, { throwIfNoEntry: false })?.isFile());
+    const found = NAMES.map((name) => path8.join(dir, name)).find(isFile);
     if (found) return found;
     if (path8.relative(root, dir) === "" || path8.dirname(dir) === dir || path8.relative(root, dir).startsWith("..")) return void 0;
   }
+}
+function scriptConfig(root) {
+  let scripts;
+  try {
+    scripts = JSON.parse(readFileSync5(path8.join(root, "package.json"), "utf8")).scripts;
+  } catch {
+    return void 0;
+  }
+  for (const command of Object.values(isObject(scripts) ? scripts : {}))
+    for (const part of typeof command === "string" ? command.split(/&&|\|\||;/) : []) {
+      if (!/\bvitest\b/.test(part) || !/\bbench\b/.test(part)) continue;
+      const named = /(?:--config[=\s]+|\s-c\s+)(['"]?)([^\s'"]+)\1/.exec(part)?.[2];
+      if (named && isFile(path8.resolve(root, named))) return path8.resolve(root, named);
+    }
+  return void 0;
 }
 function looksLikeVitest(source) {
   if (/(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]vitest['"]/.test(source)) return true;
@@ -3091,17 +3109,59 @@ async function readConfig(file, root, applyAliases) {
     }
   }
   const config = isObject(exported) ? exported : {};
-  const base = path8.resolve(path8.dirname(file), typeof config.root === "string" ? config.root : ".");
+  const cwd = file === scriptConfig(root) ? root : path8.dirname(file);
+  const base = path8.resolve(cwd, typeof config.root === "string" ? config.root : ".");
   const notes = [];
   const aliases = [
     ...aliasesOf(config.resolve?.alias, `${name}: resolve.alias`, notes),
-    ...aliasesOf(config.test?.alias, `${name}: test.alias`, notes)
+    ...aliasesOf(config.test?.alias, `${name}: test.alias`, notes),
+    // The vite-tsconfig-paths plugin: tsconfig.json's paths, as aliases after the config's own.
+    ...pluginNames(config.plugins).includes("vite-tsconfig-paths") ? tsconfigPaths(base, notes) : []
   ];
   if (aliases.length) applyAliases(root, aliases);
   const setup = config.test?.setupFiles;
   const setupFiles = (typeof setup === "string" ? [setup] : Array.isArray(setup) ? setup : []).filter((entry2) => typeof entry2 === "string").map((entry2) => path8.resolve(base, entry2));
   defineGlobals(config.define, name, notes);
   return { file, setupFiles, notes };
+}
+function pluginNames(plugins) {
+  return (Array.isArray(plugins) ? plugins.flat(8) : []).flatMap(
+    (plugin) => isObject(plugin) && typeof plugin.name === "string" ? [plugin.name] : []
+  );
+}
+function tsconfigPaths(dir, notes) {
+  let options;
+  const visit = (file2, depth) => {
+    let parsed;
+    try {
+      parsed = JSON.parse(withoutComments(readFileSync5(file2, "utf8")));
+    } catch (error) {
+      notes.push(`${path8.basename(file2)} was not read for vite-tsconfig-paths (${error.message})`);
+      return;
+    }
+    const { paths, baseUrl } = parsed.compilerOptions ?? {};
+    if (paths !== void 0 && !options) options = { paths, baseUrl, from: path8.dirname(file2) };
+    if (!options && typeof parsed.extends === "string" && parsed.extends.startsWith(".") && depth < 8) {
+      const next = path8.resolve(path8.dirname(file2), parsed.extends);
+      visit(isFile(next) ? next : `${next}.json`, depth + 1);
+    }
+  };
+  const file = path8.join(dir, "tsconfig.json");
+  if (isFile(file)) visit(file, 0);
+  if (!options || !isObject(options.paths)) return [];
+  const base = path8.resolve(options.from, typeof options.baseUrl === "string" ? options.baseUrl : ".");
+  const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  return Object.entries(options.paths).flatMap(([pattern, targets]) => {
+    const target = Array.isArray(targets) && typeof targets[0] === "string" ? targets[0] : void 0;
+    if (!target) return [];
+    const [prefix, suffix = ""] = pattern.split("*");
+    const wild = pattern.includes("*");
+    const find = new RegExp(`^${escape(prefix)}${wild ? "(.*)" : ""}${escape(suffix)}$`);
+    return [{ find, replacement: path8.resolve(base, wild ? target.replace("*", "$1") : target) }];
+  });
+}
+function withoutComments(text) {
+  return text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_2, string) => string ?? "").replace(/("(?:[^"\\]|\\.)*")|,(\s*[}\]])/g, (_2, string, close) => string ?? close);
 }
 function aliasesOf(value, where, notes) {
   const entries = Array.isArray(value) ? value : isObject(value) ? Object.entries(value).map(([find, replacement]) => ({ find, replacement })) : [];
@@ -3242,7 +3302,7 @@ ${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join("\n")}`);
 async function vitestConfigFor(file, root) {
   let source;
   try {
-    source = readFileSync5(file, "utf8");
+    source = readFileSync6(file, "utf8");
   } catch {
     return void 0;
   }
@@ -3263,7 +3323,7 @@ var UNSUPPORTED_HARNESSES = ["cronometro", "bench-node"].map((name) => ({
 function unsupportedHarness(file) {
   let source;
   try {
-    source = readFileSync5(file.startsWith("file:") ? new URL(file) : file, "utf8");
+    source = readFileSync6(file.startsWith("file:") ? new URL(file) : file, "utf8");
   } catch {
     return void 0;
   }
@@ -3287,7 +3347,7 @@ function isObject2(value) {
 }
 
 // src/measure/counts/task.ts
-import { closeSync, existsSync as existsSync2, openSync, readFileSync as readFileSync6, readSync, rmSync as rmSync2 } from "node:fs";
+import { closeSync, existsSync as existsSync2, openSync, readFileSync as readFileSync7, readSync, rmSync as rmSync2 } from "node:fs";
 import os2 from "node:os";
 import v8 from "node:v8";
 import vm2 from "node:vm";
@@ -3495,7 +3555,7 @@ function functionsPerCall(empty, measured, batch) {
 function profileDumps(dumps, figure = "instructions") {
   const weights = figure === "cycles" ? CYCLE_WEIGHTS : INSTRUCTIONS;
   const read2 = (files) => files.map((file) => {
-    const costs = functionCosts(readFileSync6(file, "utf8"), weights);
+    const costs = functionCosts(readFileSync7(file, "utf8"), weights);
     rmSync2(file, { force: true });
     return costs;
   });
@@ -3531,7 +3591,7 @@ function dumpHeader(file) {
   } finally {
     closeSync(fd);
   }
-  return readFileSync6(file, "utf8");
+  return readFileSync7(file, "utf8");
 }
 var collector;
 function collect(options) {
@@ -3794,7 +3854,7 @@ function mapSize(file) {
 }
 function readText(file) {
   try {
-    return readFileSync7(file, "utf8");
+    return readFileSync8(file, "utf8");
   } catch {
     return "";
   }

@@ -191,7 +191,8 @@ if (measure === 'both') {
   const paired = rows.filter((r) => r.counts?.change && r.solo);
   const within = paired.filter((r) => Math.abs(r.counts.change.estimate - r.solo.estimate) <= 0.03);
   const apart = paired.filter((r) => !within.includes(r));
-  const named = apart.filter((r) => r.counts.agrees === false);
+  // Named: the row says the two part, or (one verdict, intervals apart) says both sizes.
+  const named = apart.filter((r) => r.counts.agrees === false || /not on its size/.test(r.note ?? ''));
   console.log(
     `\ncounts against the solo reference: ${paired.length} rows with both; within 3 points ${within.length}; ` +
       `apart ${apart.length}, of which the report names ${named.length} as parting and calls ${apart.length - named.length} agreeing ` +

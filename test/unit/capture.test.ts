@@ -657,6 +657,33 @@ describe(\`\${name} \${fromIndex} \${__LIMIT__} \${build.mode} setup \${(globalT
     expect(tasks.map((t) => t.id)).toContain('bench/alias.bench.ts > pkg from src index 3 benchmark setup 1 > double');
   });
 
+  it("reads the config the bench script names, and tsconfig's paths where the config uses vite-tsconfig-paths", async () => {
+    const root = project(
+      {
+        // Not read: the bench script names another config.
+        'vitest.config.mjs': 'export default { define: { __WHICH__: \'"default config"\' } }\n',
+        'configs/vitest.bench.config.mjs':
+          "const tsconfigPaths = () => ({ name: 'vite-tsconfig-paths' })\nexport default { plugins: [[tsconfigPaths()]], define: { __WHICH__: '\"bench config\"' } }\n",
+        // Comments, a trailing comma, and the paths in the config it extends.
+        'tsconfig.json':
+          '{\n  // the project\'s\n  "extends": "./tsconfig.base.json", /* paths there */\n  "compilerOptions": { "strict": true, },\n}\n',
+        'tsconfig.base.json':
+          '{ "compilerOptions": { "baseUrl": ".", "paths": { "~lib/*": ["src/lib/*"], "config": ["src/config.mjs"] } } }\n',
+        'src/lib/math.mjs': 'export const triple = (n) => n * 3\n',
+        'src/config.mjs': "export const label = 'from paths'\n",
+        'a.bench.mjs': `import { bench } from 'vitest'
+import { triple } from '~lib/math'
+import { label } from 'config'
+bench(\`\${__WHICH__} \${label} \${triple(2)}\`, () => triple(2))
+`,
+      },
+      { type: 'module', scripts: { bench: 'vitest bench --run --config ./configs/vitest.bench.config.mjs' } },
+    );
+    const { files } = await runner(root, ['a.bench.mjs']);
+    expect(files[0]!.error).toBeUndefined();
+    expect(files[0]!.tasks).toEqual(['bench config from paths 6']);
+  });
+
   it('reads the nearest config of each file, and says where two configs in one process define one name differently', async () => {
     const config = (value: string) => `export default { define: { __FLAVOUR__: ${JSON.stringify(value)} } }\n`;
     const bench = "import { bench } from 'vitest'\nbench(String(__FLAVOUR__), () => 1)\n";

@@ -10,7 +10,7 @@
  * Read once a process per config file (about 0.1 s: it imports vite); a config that fails to load is said in the
  * file's error where the file then fails too, and the file loads without it.
  */
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Alias } from './aliases.js';
@@ -28,13 +28,37 @@ export interface VitestConfig {
 
 const NAMES = ['vitest.config', 'vite.config'].flatMap((name) => ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'].map((ext) => name + ext));
 
-/** The config file vitest would read for `file`: the nearest from its folder up to `root`. */
+const isFile = (file: string) => statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+
+/**
+ * The config file vitest would read for `file`: the one the project's bench script names (`vitest bench --config
+ * vitest.bench.config.ts`, `-c …`), else the nearest from the file's folder up to `root`.
+ */
 export function vitestConfigFile(file: string, root: string): string | undefined {
+  const named = scriptConfig(root);
+  if (named) return named;
   for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
-    const found = NAMES.map((name) => path.join(dir, name)).find((candidate) => statSync(candidate, { throwIfNoEntry: false })?.isFile());
+    const found = NAMES.map((name) => path.join(dir, name)).find(isFile);
     if (found) return found;
     if (path.relative(root, dir) === '' || path.dirname(dir) === dir || path.relative(root, dir).startsWith('..')) return undefined;
   }
+}
+
+/** The config a `vitest bench` command of package.json's scripts names, where it exists. */
+function scriptConfig(root: string): string | undefined {
+  let scripts: unknown;
+  try {
+    scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts?: unknown }).scripts;
+  } catch {
+    return undefined;
+  }
+  for (const command of Object.values(isObject(scripts) ? scripts : {}))
+    for (const part of typeof command === 'string' ? command.split(/&&|\|\||;/) : []) {
+      if (!/\bvitest\b/.test(part) || !/\bbench\b/.test(part)) continue;
+      const named = /(?:--config[=\s]+|\s-c\s+)(['"]?)([^\s'"]+)\1/.exec(part)?.[2];
+      if (named && isFile(path.resolve(root, named))) return path.resolve(root, named);
+    }
+  return undefined;
 }
 
 /** A vitest bench file by its text: it imports vitest, or calls `bench(` with no other harness imported (`globals: true`). */
@@ -93,11 +117,16 @@ async function readConfig(file: string, root: string, applyAliases: (root: strin
     }
   }
   const config = (isObject(exported) ? exported : {}) as ViteConfig;
-  const base = path.resolve(path.dirname(file), typeof config.root === 'string' ? config.root : '.');
+  // Vite's root: the folder vitest runs in (the project's, for the config its bench script names; the config's own
+  // folder for the nearest, as a package's script runs there), moved by the config's `root`.
+  const cwd = file === scriptConfig(root) ? root : path.dirname(file);
+  const base = path.resolve(cwd, typeof config.root === 'string' ? config.root : '.');
   const notes: string[] = [];
   const aliases = [
     ...aliasesOf(config.resolve?.alias, `${name}: resolve.alias`, notes),
     ...aliasesOf(config.test?.alias, `${name}: test.alias`, notes),
+    // The vite-tsconfig-paths plugin: tsconfig.json's paths, as aliases after the config's own.
+    ...(pluginNames(config.plugins).includes('vite-tsconfig-paths') ? tsconfigPaths(base, notes) : []),
   ];
   if (aliases.length) applyAliases(root, aliases);
   const setup = config.test?.setupFiles;
@@ -110,9 +139,61 @@ async function readConfig(file: string, root: string, applyAliases: (root: strin
 
 interface ViteConfig {
   root?: unknown;
+  plugins?: unknown;
   resolve?: { alias?: unknown };
   define?: unknown;
   test?: { alias?: unknown; setupFiles?: unknown };
+}
+
+/** The names of a config's plugins (an array, nested arrays flattened, as Vite takes them). */
+function pluginNames(plugins: unknown): string[] {
+  return (Array.isArray(plugins) ? (plugins as unknown[]).flat(8) : []).flatMap((plugin) =>
+    isObject(plugin) && typeof plugin.name === 'string' ? [plugin.name] : [],
+  );
+}
+
+/**
+ * tsconfig.json's `compilerOptions.paths` (through its `extends` chain of relative files) as aliases: `"@/*": ["src/*"]`
+ * maps `@/x` to `<baseUrl or the tsconfig's folder>/src/x`, the first target of each, as vite-tsconfig-paths resolves
+ * them for the files it transforms. Written here: no library reads tsconfig without TypeScript itself (a JSONC parse).
+ */
+function tsconfigPaths(dir: string, notes: string[]): Alias[] {
+  let options: { paths?: unknown; baseUrl?: unknown; from: string } | undefined;
+  const visit = (file: string, depth: number): void => {
+    let parsed: { extends?: unknown; compilerOptions?: { paths?: unknown; baseUrl?: unknown } };
+    try {
+      parsed = JSON.parse(withoutComments(readFileSync(file, 'utf8'))) as typeof parsed;
+    } catch (error) {
+      notes.push(`${path.basename(file)} was not read for vite-tsconfig-paths (${(error as Error).message})`);
+      return;
+    }
+    const { paths, baseUrl } = parsed.compilerOptions ?? {};
+    if (paths !== undefined && !options) options = { paths, baseUrl, from: path.dirname(file) };
+    if (!options && typeof parsed.extends === 'string' && parsed.extends.startsWith('.') && depth < 8) {
+      const next = path.resolve(path.dirname(file), parsed.extends);
+      visit(isFile(next) ? next : `${next}.json`, depth + 1);
+    }
+  };
+  const file = path.join(dir, 'tsconfig.json');
+  if (isFile(file)) visit(file, 0);
+  if (!options || !isObject(options.paths)) return [];
+  const base = path.resolve(options.from, typeof options.baseUrl === 'string' ? options.baseUrl : '.');
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  return Object.entries(options.paths).flatMap(([pattern, targets]) => {
+    const target = Array.isArray(targets) && typeof targets[0] === 'string' ? (targets[0] as string) : undefined;
+    if (!target) return [];
+    const [prefix, suffix = ''] = pattern.split('*');
+    const wild = pattern.includes('*');
+    const find = new RegExp(`^${escape(prefix!)}${wild ? '(.*)' : ''}${escape(suffix)}$`);
+    return [{ find, replacement: path.resolve(base, wild ? target.replace('*', '$1') : target) }];
+  });
+}
+
+/** JSON with comments and trailing commas (tsconfig's) as JSON: comments and those commas outside strings dropped. */
+function withoutComments(text: string): string {
+  return text
+    .replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_, string: string | undefined) => string ?? '')
+    .replace(/("(?:[^"\\]|\\.)*")|,(\s*[}\]])/g, (_, string: string | undefined, close: string | undefined) => string ?? close!);
 }
 
 /** Vite's two forms, an object of find → replacement or an array of { find, replacement }; a customResolver is not run. */
