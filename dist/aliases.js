@@ -3,8 +3,13 @@ import { createRequire as __benchgateRequire } from 'node:module'; const require
 // src/measure/micro/harness/aliases.ts
 import { statSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-var own = { root: "", aliases: [] };
+import { pathToFileURL } from "node:url";
+
+// src/measure/micro/harness/packages.ts
+var GRAPH_PARAMETER = "benchgate-graph";
+
+// src/measure/micro/harness/aliases.ts
+var own = { graph: "", viteRoot: "", aliases: [] };
 function initialize(data) {
   own = data;
 }
@@ -12,19 +17,27 @@ function resolve(specifier, context, next) {
   return next(aliased(own, specifier, context.parentURL) ?? specifier, context);
 }
 function inThreadAliases(data) {
-  return { resolve: (specifier, context, next) => next(aliased(data, specifier, context.parentURL) ?? specifier, context) };
+  return {
+    resolve: (specifier, context, next) => Array.from(context.conditions ?? []).includes("require") && !/\.[cm]?tsx?(\?|$)/.test(context.parentURL ?? "") ? next(specifier, context) : next(aliased(data, specifier, context.parentURL) ?? specifier, context)
+  };
 }
 function aliased(data, specifier, parent) {
   if (!parent?.startsWith("file:") || !data.aliases.length) return void 0;
-  const from = fileURLToPath(parent.replace(/[?#].*$/, ""));
-  const relative = path.relative(data.root, from);
-  if (relative.startsWith("..") || path.isAbsolute(relative) || relative.split(path.sep).includes("node_modules")) return void 0;
-  const alias = data.aliases.find(({ find }) => matches(find, specifier));
-  if (!alias) return void 0;
-  const replaced = specifier.replace(alias.find, alias.replacement);
-  if (!path.isAbsolute(replaced)) return replaced;
-  const found = existing(replaced) ?? (replaced.startsWith("/") ? existing(path.join(data.root, replaced)) : void 0);
-  return found ? pathToFileURL(found).href : replaced;
+  const url = new URL(parent);
+  if (url.searchParams.get(GRAPH_PARAMETER) !== data.graph || url.pathname.includes("/node_modules/")) return void 0;
+  for (const alias of data.aliases) {
+    if (!matches(alias.find, specifier)) continue;
+    if (alias.ifFound && /^(\.|\/|[a-z]+:)/.test(specifier)) continue;
+    const replacements = typeof alias.replacement === "string" ? [alias.replacement] : alias.replacement;
+    for (const replacement of replacements) {
+      if (alias.find instanceof RegExp) alias.find.lastIndex = 0;
+      const replaced = specifier.replace(alias.find, replacement);
+      const found = path.isAbsolute(replaced) ? existing(replaced) ?? (replaced.startsWith("/") ? existing(path.join(data.viteRoot, replaced)) : void 0) : void 0;
+      if (found) return pathToFileURL(found).href;
+      if (!alias.ifFound) return replaced;
+    }
+  }
+  return void 0;
 }
 function matches(find, specifier) {
   if (find instanceof RegExp) {
@@ -43,6 +56,7 @@ function existing(file) {
 }
 export {
   aliased,
+  existing,
   inThreadAliases,
   initialize,
   resolve

@@ -88454,6 +88454,8 @@ function agree(gated, other2) {
   const [time, counts] = other2.counts && !gated.counts ? [gated, other2] : [other2, gated];
   const interval = (row) => `${formatPercent(row.change.estimate)} [${formatPercent(row.change.low)}, ${formatPercent(row.change.high)}] (${verdictWord(row.verdict)})`;
   if (!opposite && meet) return { agrees: true };
+  if (!opposite && sameWord(gated.verdict, other2.verdict) && !["regression", "improvement"].includes(gated.verdict))
+    return { agrees: true };
   if (!opposite && sameWord(gated.verdict, other2.verdict))
     return {
       agrees: true,
@@ -90143,9 +90145,6 @@ function decideFamily(results, familySize) {
   return [...results];
 }
 
-// src/measure/micro/schedule.ts
-import os9 from "node:os";
-
 // src/stats/solo.ts
 function soloChange(base2, head, confidence = 0.95) {
   const b = base2.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
@@ -90217,6 +90216,77 @@ function processLevels(opsPerSec) {
   if (!found) return void 0;
   return { levels: found.map((g2) => ({ opsPerSec: Math.exp(median(g2)), processes: g2.length })) };
 }
+var reversedAt = (round4) => Math.floor(round4 / 2) % 2 === 1;
+function roundLevels(opsPerSec) {
+  const levels = processLevels(opsPerSec);
+  const byOrder = levels && levelsFollowOrder(opsPerSec, levels, reversedAt);
+  return levels && byOrder ? { ...levels, byOrder } : levels;
+}
+
+// src/gate/judge.ts
+function judge(run, micro, http4) {
+  const { analyzeOptions, rule, familyFigures, countedOnly } = run.plan;
+  const samples = [...micro?.benchmarks ?? [], ...http4?.benchmarks ?? []];
+  const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor) + countedOnly;
+  const firstLook = (benchmark) => {
+    const measured = (benchmark.http ? http4 : micro) ?? { durationMs: 0, rounds: 0, plannedRounds: run.firstLook.rounds };
+    return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? "http" : "micro", measured, run) };
+  };
+  const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
+  const benchmarks = comparisons.map(
+    (c, i2) => withRoundLevels(toReportBenchmark(c, samples[i2].http ? httpDetails(samples[i2], c) : void 0), samples[i2])
+  );
+  return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures), figures };
+}
+function withRoundLevels(benchmark, samples) {
+  if (benchmark.kind !== "micro" || !benchmark.change) return benchmark;
+  const base2 = roundLevels(samples.base?.opsPerSec ?? []);
+  const head = roundLevels(samples.head?.opsPerSec ?? []);
+  if (!base2 && !head) return benchmark;
+  return { ...benchmark, levels: { ...base2 ? { base: base2 } : {}, ...head ? { head } : {} } };
+}
+
+// src/gate/measures.ts
+function splitByMeasure(micro, inventory, files) {
+  if (!files) return { timed: void 0, counted: void 0 };
+  const declared = /* @__PURE__ */ new Map();
+  const ownerOf = /* @__PURE__ */ new Map();
+  for (const side2 of inventory)
+    for (const load of side2.files) {
+      if (load.workerOf) ownerOf.set(load.file, load.workerOf);
+      const ids = declared.get(load.file) ?? [];
+      for (const id of taskIds(load)) if (!ids.includes(id)) ids.push(id);
+      declared.set(load.file, ids);
+    }
+  const share2 = (keep) => {
+    const skip = [];
+    let only = 0;
+    const used = /* @__PURE__ */ new Set();
+    for (const file of /* @__PURE__ */ new Set([...files.base, ...files.head])) {
+      if (ownerOf.has(file)) continue;
+      const ids = declared.get(file);
+      if (!ids?.length) {
+        if (keep(micro.measure)) used.add(file);
+        continue;
+      }
+      for (const id of ids) {
+        const measure = measureFor(id, micro);
+        if (!keep(measure)) skip.push(id);
+        else {
+          used.add(file);
+          if (measure !== "both") only++;
+        }
+      }
+    }
+    for (const [worker, owner] of ownerOf) if (used.has(owner)) used.add(worker);
+    if (!used.size) return void 0;
+    return { files: { base: files.base.filter((f) => used.has(f)), head: files.head.filter((f) => used.has(f)) }, skip, only };
+  };
+  return { timed: share2((measure) => measure !== "counts"), counted: share2((measure) => measure !== "time") };
+}
+
+// src/measure/micro/schedule.ts
+import os9 from "node:os";
 
 // src/measure/micro/allocate.ts
 var PILOT_ROUNDS2 = 3;
@@ -90638,12 +90708,6 @@ function describeAllocation(allocation, records, taskTimeMs) {
   const last = records.at(-1).durationMs;
   return `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ${ms(taskTimeMs)} \u2192 ${low === high ? ms(low) : `${ms(low)}\u2013${ms(high)}`}, a round \u2248${ms(last)} \u2192 ${ms(allocation.roundMs)}`;
 }
-var reversedAt = (round4) => Math.floor(round4 / 2) % 2 === 1;
-function roundLevels(opsPerSec) {
-  const levels = processLevels(opsPerSec);
-  const byOrder = levels && levelsFollowOrder(opsPerSec, levels, reversedAt);
-  return levels && byOrder ? { ...levels, byOrder } : levels;
-}
 async function runRound(strategy, round4, order2, job, errors, skip, log2) {
   for (; ; ) {
     const outcome = await strategy.run(order2, { ...job, skip: [...skip] });
@@ -90707,68 +90771,6 @@ async function explainLoadErrors(files, plan, spawn3, errors, skip) {
       skip.add(id);
     }
   }
-}
-
-// src/gate/judge.ts
-function judge(run, micro, http4) {
-  const { analyzeOptions, rule, familyFigures, countedOnly } = run.plan;
-  const samples = [...micro?.benchmarks ?? [], ...http4?.benchmarks ?? []];
-  const figures = familyFigures ?? budgetedFigures(samples, analyzeOptions.latencyBudgetFor) + countedOnly;
-  const firstLook = (benchmark) => {
-    const measured = (benchmark.http ? http4 : micro) ?? { durationMs: 0, rounds: 0, plannedRounds: run.firstLook.rounds };
-    return { rounds: measured.plannedRounds, hint: timeHint(benchmark.http ? "http" : "micro", measured, run) };
-  };
-  const comparisons = analyze(samples, { ...analyzeOptions, figures, firstLook });
-  const benchmarks = comparisons.map(
-    (c, i2) => withRoundLevels(toReportBenchmark(c, samples[i2].http ? httpDetails(samples[i2], c) : void 0), samples[i2])
-  );
-  return { benchmarks: sortBenchmarks(decideFamily(benchmarks, figures)), intervalLevel: rule.intervalLevel(figures), figures };
-}
-function withRoundLevels(benchmark, samples) {
-  if (benchmark.kind !== "micro" || !benchmark.change) return benchmark;
-  const base2 = roundLevels(samples.base?.opsPerSec ?? []);
-  const head = roundLevels(samples.head?.opsPerSec ?? []);
-  if (!base2 && !head) return benchmark;
-  return { ...benchmark, levels: { ...base2 ? { base: base2 } : {}, ...head ? { head } : {} } };
-}
-
-// src/gate/measures.ts
-function splitByMeasure(micro, inventory, files) {
-  if (!files) return { timed: void 0, counted: void 0 };
-  const declared = /* @__PURE__ */ new Map();
-  const ownerOf = /* @__PURE__ */ new Map();
-  for (const side2 of inventory)
-    for (const load of side2.files) {
-      if (load.workerOf) ownerOf.set(load.file, load.workerOf);
-      const ids = declared.get(load.file) ?? [];
-      for (const id of taskIds(load)) if (!ids.includes(id)) ids.push(id);
-      declared.set(load.file, ids);
-    }
-  const share2 = (keep) => {
-    const skip = [];
-    let only = 0;
-    const used = /* @__PURE__ */ new Set();
-    for (const file of /* @__PURE__ */ new Set([...files.base, ...files.head])) {
-      if (ownerOf.has(file)) continue;
-      const ids = declared.get(file);
-      if (!ids?.length) {
-        if (keep(micro.measure)) used.add(file);
-        continue;
-      }
-      for (const id of ids) {
-        const measure = measureFor(id, micro);
-        if (!keep(measure)) skip.push(id);
-        else {
-          used.add(file);
-          if (measure !== "both") only++;
-        }
-      }
-    }
-    for (const [worker, owner] of ownerOf) if (used.has(owner)) used.add(worker);
-    if (!used.size) return void 0;
-    return { files: { base: files.base.filter((f) => used.has(f)), head: files.head.filter((f) => used.has(f)) }, skip, only };
-  };
-  return { timed: share2((measure) => measure !== "counts"), counted: share2((measure) => measure !== "time") };
 }
 
 // src/gate/micro.ts

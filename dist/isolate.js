@@ -1411,8 +1411,281 @@ function withBenchHooks(bench, name, opts) {
 }
 
 // src/measure/micro/harness/vitest.ts
+import { readFileSync as readFileSync4 } from "node:fs";
 import Module2 from "node:module";
 import { format } from "node:util";
+
+// src/measure/micro/harness/vitest-config.ts
+import { readFileSync as readFileSync3, realpathSync, statSync as statSync3 } from "node:fs";
+import path5 from "node:path";
+import { createRequire } from "node:module";
+import { pathToFileURL as pathToFileURL4 } from "node:url";
+
+// src/measure/micro/harness/aliases.ts
+import { statSync as statSync2 } from "node:fs";
+import path4 from "node:path";
+import { pathToFileURL as pathToFileURL3 } from "node:url";
+function inThreadAliases(data2) {
+  return {
+    resolve: (specifier, context, next) => Array.from(context.conditions ?? []).includes("require") && !/\.[cm]?tsx?(\?|$)/.test(context.parentURL ?? "") ? next(specifier, context) : next(aliased(data2, specifier, context.parentURL) ?? specifier, context)
+  };
+}
+function aliased(data2, specifier, parent) {
+  if (!parent?.startsWith("file:") || !data2.aliases.length) return void 0;
+  const url = new URL(parent);
+  if (url.searchParams.get(GRAPH_PARAMETER) !== data2.graph || url.pathname.includes("/node_modules/")) return void 0;
+  for (const alias of data2.aliases) {
+    if (!matches(alias.find, specifier)) continue;
+    if (alias.ifFound && /^(\.|\/|[a-z]+:)/.test(specifier)) continue;
+    const replacements = typeof alias.replacement === "string" ? [alias.replacement] : alias.replacement;
+    for (const replacement of replacements) {
+      if (alias.find instanceof RegExp) alias.find.lastIndex = 0;
+      const replaced = specifier.replace(alias.find, replacement);
+      const found = path4.isAbsolute(replaced) ? existing(replaced) ?? (replaced.startsWith("/") ? existing(path4.join(data2.viteRoot, replaced)) : void 0) : void 0;
+      if (found) return pathToFileURL3(found).href;
+      if (!alias.ifFound) return replaced;
+    }
+  }
+  return void 0;
+}
+function matches(find, specifier) {
+  if (find instanceof RegExp) {
+    find.lastIndex = 0;
+    return find.test(specifier);
+  }
+  return specifier === find || specifier.startsWith(`${find}/`);
+}
+var EXTENSIONS = [".mjs", ".js", ".mts", ".ts", ".jsx", ".tsx", ".json"];
+function existing(file) {
+  const isFile2 = (candidate) => statSync2(candidate, { throwIfNoEntry: false })?.isFile() === true;
+  if (isFile2(file)) return file;
+  for (const extension of EXTENSIONS) if (isFile2(file + extension)) return file + extension;
+  for (const extension of EXTENSIONS) if (isFile2(path4.join(file, `index${extension}`))) return path4.join(file, `index${extension}`);
+  return void 0;
+}
+
+// src/measure/micro/harness/vitest-config.ts
+var NAMES = ["vitest.config", "vite.config"].flatMap((name) => [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"].map((ext) => name + ext));
+var isFile = (file) => statSync3(file, { throwIfNoEntry: false })?.isFile() === true;
+function vitestConfigFile(file, root) {
+  const named = scriptConfig(root);
+  if (named) return named;
+  let start = path5.dirname(file);
+  while (!isFile(path5.join(start, "package.json")) && path5.relative(root, start) !== "" && !path5.relative(root, start).startsWith(".."))
+    start = path5.dirname(start);
+  for (let dir = start; ; dir = path5.dirname(dir)) {
+    const found = NAMES.map((name) => path5.join(dir, name)).find(isFile);
+    if (found) return found;
+    if (path5.relative(root, dir) === "" || path5.dirname(dir) === dir || path5.relative(root, dir).startsWith("..")) return void 0;
+  }
+}
+function scriptConfig(root) {
+  let scripts;
+  try {
+    scripts = JSON.parse(readFileSync3(path5.join(root, "package.json"), "utf8")).scripts;
+  } catch {
+    return void 0;
+  }
+  for (const command of Object.values(isObject(scripts) ? scripts : {}))
+    for (const part of typeof command === "string" ? command.split(/&&|\|\||;/) : []) {
+      if (!/\bvitest\s+bench\b/.test(part)) continue;
+      const named = /(?:--config[=\s]+|\s-c\s+)(['"]?)([^\s'"]+)\1/.exec(part)?.[2];
+      if (named && isFile(path5.resolve(root, named))) return path5.resolve(root, named);
+    }
+  return void 0;
+}
+function looksLikeVitest(source) {
+  if (/(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]vitest['"]/.test(source)) return true;
+  return /\bbench\s*\(/.test(source) && !/['"](?:benchmark|tinybench|mitata)['"]/.test(source);
+}
+var read = /* @__PURE__ */ new Map();
+function vitestConfigOf(file, root) {
+  const config = vitestConfigFile(file, root);
+  if (!config) return void 0;
+  let reading = read.get(config);
+  if (!reading) {
+    reading = readConfig(config, root);
+    read.set(config, reading);
+  }
+  return reading;
+}
+var CONFIG_TIMEOUT_MS = 3e4;
+async function readConfig(file, root) {
+  const name = path5.relative(root, file).split(path5.sep).join("/");
+  const cwd = file === scriptConfig(root) ? root : path5.dirname(file);
+  let exported;
+  const globals = globalThis;
+  const saved = { __dirname: globals.__dirname, __filename: globals.__filename };
+  globals.__dirname = path5.dirname(file);
+  globals.__filename = file;
+  let timer;
+  try {
+    const loading = (async () => {
+      const module = await import(pathToFileURL4(file).href);
+      const value = module.default;
+      return typeof value === "function" ? await value({ command: "serve", mode: "benchmark", isSsrBuild: false, isPreview: false }) : await value;
+    })();
+    const late = new Promise((_2, reject) => {
+      timer = setTimeout(() => reject(new Error(`it did not finish loading in ${CONFIG_TIMEOUT_MS / 1e3} s`)), CONFIG_TIMEOUT_MS);
+    });
+    exported = await Promise.race([loading, late]);
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    return {
+      file,
+      aliases: [],
+      viteRoot: cwd,
+      setupFiles: [],
+      notes: [],
+      failed: `${name} was not read (${message}): its aliases, setupFiles and define do not apply`
+    };
+  } finally {
+    clearTimeout(timer);
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === void 0) delete globals[key];
+      else globals[key] = value;
+    }
+  }
+  const config = isObject(exported) ? exported : {};
+  const viteRoot = realpathOf(path5.resolve(cwd, typeof config.root === "string" ? config.root : "."));
+  const notes = [];
+  const aliases = [
+    ...aliasesOf(config.test?.alias, `${name}: test.alias`, notes),
+    ...aliasesOf(config.resolve?.alias, `${name}: resolve.alias`, notes),
+    // The vite-tsconfig-paths plugin: tsconfig.json's paths, tried after the config's own, only where a target exists.
+    ...pluginNames(config.plugins).includes("vite-tsconfig-paths") ? tsconfigPaths(viteRoot, notes) : []
+  ];
+  const setup = config.test?.setupFiles;
+  const setupFiles = (typeof setup === "string" ? [setup] : Array.isArray(setup) ? setup : []).filter((entry) => typeof entry === "string").map((entry) => setupFile(entry, viteRoot));
+  defineGlobals(config.define, file, name, root, notes);
+  return { file, aliases, viteRoot, setupFiles, notes };
+}
+function setupFile(entry, viteRoot) {
+  if (!/^(\.|\/)/.test(entry))
+    try {
+      return createRequire(path5.join(viteRoot, "noop.js")).resolve(entry);
+    } catch {
+    }
+  const file = path5.resolve(viteRoot, entry);
+  return existing(file) ?? file;
+}
+function realpathOf(dir) {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+function pluginNames(plugins) {
+  return (Array.isArray(plugins) ? plugins.flat(8) : []).flatMap(
+    (plugin) => isObject(plugin) && typeof plugin.name === "string" ? [plugin.name] : []
+  );
+}
+function tsconfigPaths(dir, notes) {
+  let options;
+  let baseUrl;
+  const visit = (file2, depth) => {
+    let parsed;
+    try {
+      parsed = JSON.parse(withoutComments(readFileSync3(file2, "utf8")));
+    } catch (error) {
+      notes.push(`${path5.basename(file2)} was not read for vite-tsconfig-paths (${error.message})`);
+      return;
+    }
+    const { paths, baseUrl: url } = parsed.compilerOptions ?? {};
+    if (typeof url === "string" && !baseUrl) baseUrl = { value: url, from: path5.dirname(file2) };
+    if (paths !== void 0 && !options) options = { paths, from: path5.dirname(file2) };
+    if ((!options || !baseUrl) && typeof parsed.extends === "string" && parsed.extends.startsWith(".") && depth < 8) {
+      const next = path5.resolve(path5.dirname(file2), parsed.extends);
+      visit(isFile(next) ? next : `${next}.json`, depth + 1);
+    }
+  };
+  const file = path5.join(dir, "tsconfig.json");
+  if (isFile(file)) visit(file, 0);
+  if (!options || !isObject(options.paths)) return [];
+  const base = baseUrl ? path5.resolve(baseUrl.from, baseUrl.value) : options.from;
+  const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  return Object.entries(options.paths).flatMap(([pattern, targets]) => {
+    const all = (Array.isArray(targets) ? targets : []).filter((target) => typeof target === "string");
+    if (!all.length) return [];
+    const [prefix, suffix = ""] = pattern.split("*");
+    const wild = pattern.includes("*");
+    const find = new RegExp(`^${escape(prefix)}${wild ? "(.*)" : ""}${escape(suffix)}$`);
+    const replacement = all.map((target) => path5.resolve(base, wild ? target.replace("*", "$1") : target));
+    return [{ find, replacement, ifFound: true }];
+  });
+}
+function withoutComments(text) {
+  return text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_2, string) => string ?? "").replace(/("(?:[^"\\]|\\.)*")|,(\s*[}\]])/g, (_2, string, close) => string ?? close);
+}
+function aliasesOf(value, where, notes) {
+  const entries = Array.isArray(value) ? value : isObject(value) ? Object.entries(value).map(([find, replacement]) => ({ find, replacement })) : [];
+  const aliases = [];
+  for (const entry of entries) {
+    const { find, replacement, customResolver } = isObject(entry) ? entry : {};
+    if ((typeof find === "string" || find instanceof RegExp) && typeof replacement === "string") {
+      const slashed = typeof find === "string" && find.endsWith("/") && replacement.endsWith("/") && find.length > 1;
+      aliases.push(slashed ? { find: find.slice(0, -1), replacement: replacement.slice(0, -1) } : { find, replacement });
+      if (customResolver) notes.push(`${where}: the customResolver of '${String(find)}' is not run (the alias is)`);
+    } else notes.push(`${where}: an entry without a string or RegExp find and a string replacement is left out`);
+  }
+  return aliases;
+}
+var definedBy = /* @__PURE__ */ new Map();
+var appliedBy = /* @__PURE__ */ new Map();
+function defineGlobals(define, file, name, root, notes) {
+  const keys = /* @__PURE__ */ new Set();
+  for (const [key, code] of Object.entries(isObject(define) ? define : {})) {
+    if (["process", "global", "process.env", "import.meta.vitest"].includes(key)) continue;
+    const value = definedValue(code);
+    const env = /^(?:process|import\.meta)\.env\.([A-Za-z_$][\w$]*)$/.exec(key)?.[1];
+    if (!value || !env && !/^[A-Za-z_$][\w$]*$/.test(key)) {
+      notes.push(
+        `${name}: define '${key}' is not applied (benchgate sets a plain name's JSON value on globalThis and process.env.X, as vitest does)`
+      );
+      continue;
+    }
+    keys.add(key);
+    const earlier = definedBy.get(key);
+    const text = JSON.stringify(value.value);
+    if (earlier && earlier.file !== file && earlier.text !== text)
+      notes.push(
+        `${name}: define '${key}' is ${text} here and ${earlier.text} in ${earlier.name} read before it in this process (the other revision's, or another package's): one globalThis holds the last; --isolation process measures each revision alone`
+      );
+    definedBy.set(key, { file, name, root, text });
+    if (env) process.env[env] = typeof value.value === "string" ? value.value : JSON.stringify(value.value);
+    else globalThis[key] = value.value;
+  }
+  for (const applied of appliedBy.values())
+    if (applied.root !== root) {
+      for (const key of applied.keys)
+        if (!keys.has(key))
+          notes.push(
+            `${name}: does not define '${key}', which the other revision's ${applied.name} sets in this process: its code sees that value; --isolation process measures each revision alone`
+          );
+    }
+  appliedBy.set(file, { name, root, keys });
+}
+function definedValue(code) {
+  if (typeof code !== "string") return code === void 0 || typeof code === "function" ? void 0 : { value: code };
+  try {
+    return { value: JSON.parse(code) };
+  } catch {
+    return void 0;
+  }
+}
+function isObject(value) {
+  return typeof value === "object" && value !== null;
+}
+
+// src/measure/micro/harness/vitest.ts
+function vitestText(file) {
+  try {
+    return looksLikeVitest(readFileSync4(file, "utf8"));
+  } catch {
+    return false;
+  }
+}
 var VitestHarness = class {
   constructor(capture) {
     this.capture = capture;
@@ -1525,20 +1798,8 @@ var VitestHarness = class {
    * While a file loads, those names (where the global scope has none) stand for the vitest capture.
    */
   vitestGlobals(file) {
-    const names = [
-      "bench",
-      "describe",
-      "suite",
-      "it",
-      "test",
-      "beforeAll",
-      "afterAll",
-      "beforeEach",
-      "afterEach",
-      "vi",
-      "expect",
-      "assert"
-    ];
+    const names = ["bench", "describe", "suite", "beforeAll", "afterAll", "beforeEach", "afterEach"];
+    if (vitestText(file)) names.push("it", "test", "vi", "expect", "assert");
     const scope = globalThis;
     const free = names.filter((name) => !(name in scope));
     let api;
@@ -1677,7 +1938,7 @@ function supported(api, name) {
 import { EventEmitter } from "node:events";
 import childProcess from "node:child_process";
 import { syncBuiltinESMExports } from "node:module";
-import path4 from "node:path";
+import path6 from "node:path";
 import { fileURLToPath } from "node:url";
 import workerThreads from "node:worker_threads";
 var StandIns = class {
@@ -1745,7 +2006,7 @@ var StandIns = class {
   startWorker(worker, port2, filename, options) {
     const threadId = ++this.count;
     const unit = ++this.workersOfFile;
-    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path4.resolve(String(filename));
+    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path6.resolve(String(filename));
     if (options.eval) throw new Error("benchgate cannot collect tasks from a worker started from a string of code (eval: true)");
     this.host.declaration?.workers.push(file);
     if (this.host.onlyUnit !== void 0 && unit !== this.host.onlyUnit) {
@@ -1813,13 +2074,13 @@ function nodeScript(rest) {
 }
 
 // src/util/manifest.ts
-import { readFileSync as readFileSync3 } from "node:fs";
-import path5 from "node:path";
+import { readFileSync as readFileSync5 } from "node:fs";
+import path7 from "node:path";
 function nearestManifest(file, accept) {
-  for (let dir = path5.dirname(file); dir !== path5.dirname(dir); dir = path5.dirname(dir)) {
+  for (let dir = path7.dirname(file); dir !== path7.dirname(dir); dir = path7.dirname(dir)) {
     let manifest2;
     try {
-      manifest2 = JSON.parse(readFileSync3(path5.join(dir, "package.json"), "utf8"));
+      manifest2 = JSON.parse(readFileSync5(path7.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -1975,43 +2236,6 @@ function harnessCapture() {
 
 // src/measure/micro/capture-setup.ts
 import * as nodeModule from "node:module";
-
-// src/measure/micro/harness/aliases.ts
-import { statSync as statSync2 } from "node:fs";
-import path6 from "node:path";
-import { fileURLToPath as fileURLToPath3, pathToFileURL as pathToFileURL3 } from "node:url";
-function inThreadAliases(data2) {
-  return { resolve: (specifier, context, next) => next(aliased(data2, specifier, context.parentURL) ?? specifier, context) };
-}
-function aliased(data2, specifier, parent) {
-  if (!parent?.startsWith("file:") || !data2.aliases.length) return void 0;
-  const from = fileURLToPath3(parent.replace(/[?#].*$/, ""));
-  const relative = path6.relative(data2.root, from);
-  if (relative.startsWith("..") || path6.isAbsolute(relative) || relative.split(path6.sep).includes("node_modules")) return void 0;
-  const alias = data2.aliases.find(({ find }) => matches(find, specifier));
-  if (!alias) return void 0;
-  const replaced = specifier.replace(alias.find, alias.replacement);
-  if (!path6.isAbsolute(replaced)) return replaced;
-  const found = existing(replaced) ?? (replaced.startsWith("/") ? existing(path6.join(data2.root, replaced)) : void 0);
-  return found ? pathToFileURL3(found).href : replaced;
-}
-function matches(find, specifier) {
-  if (find instanceof RegExp) {
-    find.lastIndex = 0;
-    return find.test(specifier);
-  }
-  return specifier === find || specifier.startsWith(`${find}/`);
-}
-var EXTENSIONS = [".mjs", ".js", ".mts", ".ts", ".jsx", ".tsx", ".json"];
-function existing(file) {
-  const isFile2 = (candidate) => statSync2(candidate, { throwIfNoEntry: false })?.isFile() === true;
-  if (isFile2(file)) return file;
-  for (const extension of EXTENSIONS) if (isFile2(file + extension)) return file + extension;
-  for (const extension of EXTENSIONS) if (isFile2(path6.join(file, `index${extension}`))) return path6.join(file, `index${extension}`);
-  return void 0;
-}
-
-// src/measure/micro/capture-setup.ts
 function installCapture(sourceMaps, inThread) {
   if (sourceMaps) process.setSourceMapsEnabled(true);
   const data2 = { transform: new URL("./typescript.js", import.meta.url).href };
@@ -2022,192 +2246,20 @@ function installCapture(sourceMaps, inThread) {
   harnessCapture();
 }
 var hooksInThread = false;
-function registerAliases(root, aliases) {
+var aliasRegistrations = 0;
+function registerAliases(data2) {
   const registerHooks2 = nodeModule.registerHooks;
-  if (hooksInThread && registerHooks2) registerHooks2(inThreadAliases({ root, aliases }));
-  else nodeModule.register(new URL("./aliases.js", import.meta.url), { data: { root, aliases } });
+  if (hooksInThread && registerHooks2) registerHooks2(inThreadAliases(data2));
+  else nodeModule.register(new URL(`./aliases.js?registration=${++aliasRegistrations}`, import.meta.url), { data: data2 });
 }
 
 // src/measure/micro/load.ts
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 import path8 from "node:path";
 import { pathToFileURL as pathToFileURL5 } from "node:url";
 
 // src/measure/micro/protocol.ts
 var ID_SEPARATOR = " > ";
-
-// src/measure/micro/harness/vitest-config.ts
-import { readFileSync as readFileSync4, statSync as statSync3 } from "node:fs";
-import path7 from "node:path";
-import { pathToFileURL as pathToFileURL4 } from "node:url";
-var NAMES = ["vitest.config", "vite.config"].flatMap((name) => [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"].map((ext) => name + ext));
-var isFile = (file) => statSync3(file, { throwIfNoEntry: false })?.isFile() === true;
-function vitestConfigFile(file, root) {
-  const named = scriptConfig(root);
-  if (named) return named;
-  for (let dir = path7.dirname(file); ; dir = path7.dirname(dir)) {
-    const found = NAMES.map((name) => path7.join(dir, name)).find(isFile);
-    if (found) return found;
-    if (path7.relative(root, dir) === "" || path7.dirname(dir) === dir || path7.relative(root, dir).startsWith("..")) return void 0;
-  }
-}
-function scriptConfig(root) {
-  let scripts;
-  try {
-    scripts = JSON.parse(readFileSync4(path7.join(root, "package.json"), "utf8")).scripts;
-  } catch {
-    return void 0;
-  }
-  for (const command of Object.values(isObject(scripts) ? scripts : {}))
-    for (const part of typeof command === "string" ? command.split(/&&|\|\||;/) : []) {
-      if (!/\bvitest\b/.test(part) || !/\bbench\b/.test(part)) continue;
-      const named = /(?:--config[=\s]+|\s-c\s+)(['"]?)([^\s'"]+)\1/.exec(part)?.[2];
-      if (named && isFile(path7.resolve(root, named))) return path7.resolve(root, named);
-    }
-  return void 0;
-}
-function looksLikeVitest(source) {
-  if (/(?:from\s*|require\s*\(\s*|import\s*\(\s*)['"]vitest['"]/.test(source)) return true;
-  return /\bbench\s*\(/.test(source) && !/['"](?:benchmark|tinybench|mitata)['"]/.test(source);
-}
-var read = /* @__PURE__ */ new Map();
-function vitestConfigOf(file, root, applyAliases) {
-  const config = vitestConfigFile(file, root);
-  if (!config) return void 0;
-  let reading = read.get(config);
-  if (!reading) {
-    reading = readConfig(config, root, applyAliases);
-    read.set(config, reading);
-  }
-  return reading;
-}
-async function readConfig(file, root, applyAliases) {
-  const name = path7.relative(root, file).split(path7.sep).join("/");
-  let exported;
-  const globals = globalThis;
-  const saved = { __dirname: globals.__dirname, __filename: globals.__filename };
-  globals.__dirname = path7.dirname(file);
-  globals.__filename = file;
-  try {
-    const module = await import(pathToFileURL4(file).href);
-    exported = module.default;
-    if (typeof exported === "function")
-      exported = await exported({ command: "serve", mode: "benchmark", isSsrBuild: false, isPreview: false });
-    exported = await exported;
-  } catch (error) {
-    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    return {
-      file,
-      setupFiles: [],
-      notes: [],
-      failed: `${name} was not read (${message}): its aliases, setupFiles and define do not apply`
-    };
-  } finally {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === void 0) delete globals[key];
-      else globals[key] = value;
-    }
-  }
-  const config = isObject(exported) ? exported : {};
-  const cwd = file === scriptConfig(root) ? root : path7.dirname(file);
-  const base = path7.resolve(cwd, typeof config.root === "string" ? config.root : ".");
-  const notes = [];
-  const aliases = [
-    ...aliasesOf(config.resolve?.alias, `${name}: resolve.alias`, notes),
-    ...aliasesOf(config.test?.alias, `${name}: test.alias`, notes),
-    // The vite-tsconfig-paths plugin: tsconfig.json's paths, as aliases after the config's own.
-    ...pluginNames(config.plugins).includes("vite-tsconfig-paths") ? tsconfigPaths(base, notes) : []
-  ];
-  if (aliases.length) applyAliases(root, aliases);
-  const setup = config.test?.setupFiles;
-  const setupFiles = (typeof setup === "string" ? [setup] : Array.isArray(setup) ? setup : []).filter((entry) => typeof entry === "string").map((entry) => path7.resolve(base, entry));
-  defineGlobals(config.define, name, notes);
-  return { file, setupFiles, notes };
-}
-function pluginNames(plugins) {
-  return (Array.isArray(plugins) ? plugins.flat(8) : []).flatMap(
-    (plugin) => isObject(plugin) && typeof plugin.name === "string" ? [plugin.name] : []
-  );
-}
-function tsconfigPaths(dir, notes) {
-  let options;
-  const visit = (file2, depth) => {
-    let parsed;
-    try {
-      parsed = JSON.parse(withoutComments(readFileSync4(file2, "utf8")));
-    } catch (error) {
-      notes.push(`${path7.basename(file2)} was not read for vite-tsconfig-paths (${error.message})`);
-      return;
-    }
-    const { paths, baseUrl } = parsed.compilerOptions ?? {};
-    if (paths !== void 0 && !options) options = { paths, baseUrl, from: path7.dirname(file2) };
-    if (!options && typeof parsed.extends === "string" && parsed.extends.startsWith(".") && depth < 8) {
-      const next = path7.resolve(path7.dirname(file2), parsed.extends);
-      visit(isFile(next) ? next : `${next}.json`, depth + 1);
-    }
-  };
-  const file = path7.join(dir, "tsconfig.json");
-  if (isFile(file)) visit(file, 0);
-  if (!options || !isObject(options.paths)) return [];
-  const base = path7.resolve(options.from, typeof options.baseUrl === "string" ? options.baseUrl : ".");
-  const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-  return Object.entries(options.paths).flatMap(([pattern, targets]) => {
-    const target = Array.isArray(targets) && typeof targets[0] === "string" ? targets[0] : void 0;
-    if (!target) return [];
-    const [prefix, suffix = ""] = pattern.split("*");
-    const wild = pattern.includes("*");
-    const find = new RegExp(`^${escape(prefix)}${wild ? "(.*)" : ""}${escape(suffix)}$`);
-    return [{ find, replacement: path7.resolve(base, wild ? target.replace("*", "$1") : target) }];
-  });
-}
-function withoutComments(text) {
-  return text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_2, string) => string ?? "").replace(/("(?:[^"\\]|\\.)*")|,(\s*[}\]])/g, (_2, string, close) => string ?? close);
-}
-function aliasesOf(value, where, notes) {
-  const entries = Array.isArray(value) ? value : isObject(value) ? Object.entries(value).map(([find, replacement]) => ({ find, replacement })) : [];
-  const aliases = [];
-  for (const entry of entries) {
-    const { find, replacement, customResolver } = isObject(entry) ? entry : {};
-    if ((typeof find === "string" || find instanceof RegExp) && typeof replacement === "string") {
-      aliases.push({ find, replacement });
-      if (customResolver) notes.push(`${where}: the customResolver of '${String(find)}' is not run (the alias is)`);
-    } else notes.push(`${where}: an entry without a string or RegExp find and a string replacement is left out`);
-  }
-  return aliases;
-}
-var definedBy = /* @__PURE__ */ new Map();
-function defineGlobals(define, name, notes) {
-  if (!isObject(define)) return;
-  for (const [key, code] of Object.entries(define)) {
-    const value = definedValue(code);
-    if (!value || key.startsWith("import.meta") || !/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(key)) {
-      notes.push(`${name}: define '${key}' is not applied (benchgate sets JSON values on globalThis, as vitest does)`);
-      continue;
-    }
-    const earlier = definedBy.get(key);
-    const text = JSON.stringify(value.value);
-    if (earlier && earlier.text !== text)
-      notes.push(
-        `${name}: define '${key}' is ${text} here and ${earlier.text} in ${earlier.name} read before it in this process (the other revision's, or another package's): one globalThis holds the last; --isolation process measures each revision alone`
-      );
-    definedBy.set(key, { name, text });
-    const segments = key.split(".");
-    let target = globalThis;
-    for (const segment of segments.slice(0, -1)) target = isObject(target[segment]) ? target[segment] : target[segment] = {};
-    target[segments.at(-1)] = value.value;
-  }
-}
-function definedValue(code) {
-  if (typeof code !== "string") return code === void 0 || typeof code === "function" ? void 0 : { value: code };
-  try {
-    return { value: JSON.parse(code) };
-  } catch {
-    return void 0;
-  }
-}
-function isObject(value) {
-  return typeof value === "object" && value !== null;
-}
 
 // src/measure/micro/load.ts
 var CollectingBench = class extends ae {
@@ -2244,6 +2296,7 @@ async function loadBenchFile(file, root) {
     try {
       const url = harnessCapture().inNewGraph(file);
       const graph = new URL(url).searchParams.get(GRAPH_PARAMETER);
+      if (config?.aliases.length) registerAliases({ graph, viteRoot: config.viteRoot, aliases: config.aliases });
       for (const setup of config?.setupFiles ?? [])
         try {
           await import(`${pathToFileURL5(setup).href}?${GRAPH_PARAMETER}=${graph}`);
@@ -2258,7 +2311,6 @@ async function loadBenchFile(file, root) {
     }
   });
   const setAside = [...config?.failed ? [config.failed] : [], ...setupErrors];
-  if (thrown && setAside.length) thrown = { error: withConfigFailure(thrown.error, setAside.join("; ")) };
   const harness = declaration.harnesses[0]?.harness;
   const workers = declaration.workers.map((worker) => path8.relative(root, worker).split(path8.sep).join("/"));
   if (declaration.tasks.length > 0) {
@@ -2284,7 +2336,7 @@ async function loadBenchFile(file, root) {
     throw new Error(
       `it measures in child processes (${declaration.children.map((child) => path8.relative(root, child)).join(", ")}), which benchgate does not time. ${AS_TASKS}`
     );
-  if (thrown) throw thrown.error;
+  if (thrown) throw setAside.length ? withConfigFailure(thrown.error, setAside.join("; ")) : thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
   if (fromDefault?.length) return { harness: "default export", harnesses: declaration.harnesses, tasks: fromDefault, notes: [], workers };
   const failed = declaration.workerErrors[0];
@@ -2302,16 +2354,17 @@ ${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join("\n")}`);
 async function vitestConfigFor(file, root) {
   let source;
   try {
-    source = readFileSync5(file, "utf8");
+    source = readFileSync6(file, "utf8");
   } catch {
     return void 0;
   }
-  return looksLikeVitest(source) ? vitestConfigOf(file, root, registerAliases) : void 0;
+  return looksLikeVitest(source) ? vitestConfigOf(file, root) : void 0;
 }
 function withConfigFailure(error, failed) {
   if (!(error instanceof Error)) return error;
   const wrapped = Object.assign(new Error(`${error.message} (${failed})`, { cause: error }), { code: error.code });
-  wrapped.stack = `${wrapped.message}
+  wrapped.name = error.name;
+  wrapped.stack = `${error.name}: ${wrapped.message}
 ${(error.stack ?? "").split("\n").slice(1).join("\n")}`;
   return wrapped;
 }
@@ -2323,7 +2376,7 @@ var UNSUPPORTED_HARNESSES = ["cronometro", "bench-node"].map((name) => ({
 function unsupportedHarness(file) {
   let source;
   try {
-    source = readFileSync5(file.startsWith("file:") ? new URL(file) : file, "utf8");
+    source = readFileSync6(file.startsWith("file:") ? new URL(file) : file, "utf8");
   } catch {
     return void 0;
   }

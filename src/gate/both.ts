@@ -106,6 +106,9 @@ export function agree(gated: ReportBenchmark, other: ReportBenchmark): { agrees:
     `${formatPercent(row.change!.estimate)} [${formatPercent(row.change!.low)}, ${formatPercent(row.change!.high)}] (${verdictWord(row.verdict)})`;
   if (!opposite && meet) return { agrees: true };
   // One verdict, sizes apart (a 39-fold loss in time read 9.4-fold in instructions): one story, and the sizes said.
+  // Said for a change both call one (a regression, an improvement); two passes of narrow intervals need no word.
+  if (!opposite && sameWord(gated.verdict, other.verdict) && !['regression', 'improvement'].includes(gated.verdict))
+    return { agrees: true };
   if (!opposite && sameWord(gated.verdict, other.verdict))
     return {
       agrees: true,

@@ -4,7 +4,7 @@ import { httpDetails } from '../report/http.js';
 import { type ReportBenchmark, sortBenchmarks, toReportBenchmark } from '../report/model.js';
 import { analyze, budgetedFigures } from '../stats/analyze.js';
 import { decideFamily } from '../stats/family.js';
-import { roundLevels } from '../measure/micro/schedule.js';
+import { roundLevels } from '../stats/solo.js';
 import { type RunContext, timeHint } from './plan.js';
 
 /** Every measured benchmark judged once more, together: the final verdicts, at the level the whole run's figures set. */

@@ -5,8 +5,7 @@
  */
 import { median } from 'simple-statistics';
 import type { BenchmarkSamples } from '../measure/types.js';
-import { roundLevels } from '../measure/micro/schedule.js';
-import { soloChange, type ProcessLevels, type SoloChange } from '../stats/solo.js';
+import { roundLevels, soloChange, type ProcessLevels, type SoloChange } from '../stats/solo.js';
 
 export interface SoloSide {
   /** Fresh processes that measured it. */

@@ -135,3 +135,16 @@ export function processLevels(opsPerSec: readonly number[]): ProcessLevels | und
   if (!found) return undefined;
   return { levels: found.map((g) => ({ opsPerSec: Math.exp(median(g)), processes: g.length })) };
 }
+
+/** Whether round `round` (0-based) runs its tasks in reverse: rounds 2 and 3 of every 4. */
+export const reversedAt = (round: number): boolean => Math.floor(round / 2) % 2 === 1;
+
+/**
+ * The speed levels of a revision's figures, the i-th round i's (a compare's rounds or the solo check's processes, both
+ * alternating the task order by reversedAt), with each order's speed where the two levels are the two orders.
+ */
+export function roundLevels(opsPerSec: readonly number[]): ProcessLevels | undefined {
+  const levels = processLevels(opsPerSec);
+  const byOrder = levels && levelsFollowOrder(opsPerSec, levels, reversedAt);
+  return levels && byOrder ? { ...levels, byOrder } : levels;
+}

@@ -604,17 +604,18 @@ describe('s', () => { bench('a', () => 0); bench.skip.only('b', () => 1) })
   it("reads the project's vitest config as vitest bench does: its aliases, setupFiles and define (reselect's alias to src/)", async () => {
     const root = project(
       {
-        // resolve.alias as an object to an absolute path, test.alias as an array with a RegExp; an ES module config
-        // using __dirname, as Vite allows; a function config, called with vitest's env.
+        // resolve.alias as an object to an absolute path (a trailing-slash form too), test.alias as an array with a
+        // RegExp, ahead of resolve.alias as vitest merges them; an ES module config using __dirname, as Vite allows; a
+        // function config, called with vitest's env; a setup file without its extension.
         'vitest.config.ts': `import path from 'node:path'
 import { defineConfig } from 'vitest/config'
 export default defineConfig(({ mode }) => ({
-  resolve: { alias: { '@lib': path.resolve(__dirname, 'src/lib') } },
+  resolve: { alias: { '@lib': path.resolve(__dirname, 'src/lib'), '#/': path.resolve(__dirname, 'src') + '/', pkg: '/nowhere' } },
   test: {
     alias: [{ find: /^pkg$/, replacement: path.resolve(__dirname, 'src/index.ts') }, { find: 'root', replacement: '/src/lib' }],
-    setupFiles: ['./bench/setup.ts', './bench/matchers.ts', './bench/broken.ts'],
+    setupFiles: ['./bench/setup', './bench/matchers.ts', './bench/broken.ts'],
   },
-  define: { __LIMIT__: '3', 'build.mode': JSON.stringify(mode), __EXPR__: 'Date.now()' },
+  define: { __LIMIT__: '3', 'process.env.BENCH_MODE': JSON.stringify(mode), __EXPR__: 'Date.now()', 'window.X': 'true' },
 }))
 `,
         'src/lib/math.ts': 'export const double = (n: number): number => n * 2\n',
@@ -628,9 +629,9 @@ export default defineConfig(({ mode }) => ({
 import { double } from '@lib/math'
 import { name } from 'pkg'
 import { fromIndex } from 'root'
+import { double as again } from '#/lib/math'
 declare const __LIMIT__: number
-declare const build: { mode: string }
-describe(\`\${name} \${fromIndex} \${__LIMIT__} \${build.mode} setup \${(globalThis as any).setupRuns}\`, () => {
+describe(\`\${name} \${fromIndex} \${again(__LIMIT__)} \${process.env.BENCH_MODE} \${'window' in globalThis} setup \${(globalThis as any).setupRuns}\`, () => {
   bench('double', () => double(__LIMIT__))
 })
 `,
@@ -643,18 +644,26 @@ describe(\`\${name} \${fromIndex} \${__LIMIT__} \${build.mode} setup \${(globalT
     const { files, tasks } = await runner(root, ['bench/alias.bench.ts', 'bench/second.bench.ts', 'bench/plain.bench.mjs'], true);
     expect(files.map((f) => f.error)).toEqual([undefined, undefined, undefined]);
     // Every alias resolved (an alias to a folder, a RegExp to a file, a root-relative path); define set; setup run before each file.
-    expect(files[0]!.tasks).toEqual(['pkg from src index 3 benchmark setup 1 > double']);
+    expect(files[0]!.tasks).toEqual(['pkg from src index 6 benchmark false setup 1 > double']);
     expect(files[1]!.tasks).toEqual(['setup 2']);
-    // A define that is code, not a value, is said; a setup file that throws is set aside and said; one that extends expect passes.
+    // A define that is code, or a dotted key vitest does not set (no window made), is said; a setup file that throws is
+    // set aside and said; one that extends expect passes.
+    const notApplied = (key: string) =>
+      `vitest.config.ts: define '${key}' is not applied (benchgate sets a plain name's JSON value on globalThis and process.env.X, as vitest does)`;
     expect(files[0]!.notes).toEqual([
-      expect.stringMatching(/^its setup file bench\/broken\.ts threw \(set aside\): .*a DOM is needed/),
-      "vitest.config.ts: define '__EXPR__' is not applied (benchgate sets JSON values on globalThis, as vitest does)",
+      expect.stringMatching(/^its setup file bench\/broken\.ts threw \(set aside\): Error: a DOM is needed/),
+      notApplied('__EXPR__'),
+      notApplied('window.X'),
     ]);
-    expect(files[1]!.notes).toEqual([expect.stringMatching(/^its setup file bench\/broken\.ts threw/), expect.stringMatching(/__EXPR__/)]);
+    expect(files[1]!.notes).toEqual([
+      expect.stringMatching(/^its setup file bench\/broken\.ts threw/),
+      notApplied('__EXPR__'),
+      notApplied('window.X'),
+    ]);
     expect(files[2]!.notes ?? []).toEqual([]);
     // The tasks ran, through the aliased modules.
     expect(tasks.filter((t) => t.error)).toEqual([]);
-    expect(tasks.map((t) => t.id)).toContain('bench/alias.bench.ts > pkg from src index 3 benchmark setup 1 > double');
+    expect(tasks.map((t) => t.id)).toContain('bench/alias.bench.ts > pkg from src index 6 benchmark false setup 1 > double');
   });
 
   it("reads the config the bench script names, and tsconfig's paths where the config uses vite-tsconfig-paths", async () => {
@@ -684,13 +693,45 @@ bench(\`\${__WHICH__} \${label} \${triple(2)}\`, () => triple(2))
     expect(files[0]!.tasks).toEqual(['bench config from paths 6']);
   });
 
+  it("gives each vitest file its own config's aliases, and a file of another harness none, whatever loaded before", async () => {
+    const config =
+      "import path from 'node:path'\nexport default { resolve: { alias: { '@lib': path.resolve(import.meta.dirname, 'lib') } } }\n";
+    // Its task imports through the alias again when it runs, after the other file's config was read: still its own.
+    const bench = (own: string) =>
+      "import { bench } from 'vitest'\nimport { which } from '@lib/which.mjs'\n" +
+      `bench(which, async () => { const late = (await import('@lib/which.mjs')).which; if (late !== '${own}') throw new Error('late import: ' + late) })\n`;
+    const root = project({
+      'a/package.json': '{ "type": "module" }',
+      'a/vitest.config.mjs': config,
+      'a/lib/which.mjs': "export const which = 'a'\n",
+      'a/x.bench.mjs': bench('a'),
+      'b/package.json': '{ "type": "module" }',
+      'b/vitest.config.mjs': config,
+      'b/lib/which.mjs': "export const which = 'b'\n",
+      'b/y.bench.mjs': bench('b'),
+      // A tinybench script importing the name a config aliases: as node resolves it (a package of that name).
+      'node_modules/@lib/which.mjs/package.json': '{ "name": "@lib/which.mjs", "type": "module", "main": "index.js" }',
+      'node_modules/@lib/which.mjs/index.js': "export const which = 'the package'\n",
+      'c.bench.mjs':
+        "import { Bench } from 'tinybench'\nimport { which } from '@lib/which.mjs'\nconst b = new Bench()\nb.add(which, () => 1)\nawait b.run()\n",
+    });
+    const { files, tasks } = await runner(root, ['a/x.bench.mjs', 'b/y.bench.mjs', 'c.bench.mjs'], true);
+    expect(files.map((f) => f.error)).toEqual([undefined, undefined, undefined]);
+    expect(files.map((f) => f.tasks)).toEqual([['a'], ['b'], ['the package']]);
+    expect(tasks.filter((t) => t.error)).toEqual([]);
+    expect(tasks).toHaveLength(3);
+  });
+
   it('reads the nearest config of each file, and says where two configs in one process define one name differently', async () => {
     const config = (value: string) => `export default { define: { __FLAVOUR__: ${JSON.stringify(value)} } }\n`;
     const bench = "import { bench } from 'vitest'\nbench(String(__FLAVOUR__), () => 1)\n";
     const root = project(
       {
+        // Two packages, each run from its own folder (its package.json): each its own config.
+        'a/package.json': '{ "type": "module" }',
         'a/vitest.config.mjs': config('"sweet"'),
         'a/x.bench.mjs': bench,
+        'b/package.json': '{ "type": "module" }',
         'b/vite.config.mjs': config('"sour"'),
         'b/y.bench.mjs': bench,
       },

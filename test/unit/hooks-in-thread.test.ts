@@ -166,18 +166,23 @@ describe('module hooks in the thread and off it', () => {
 });
 
 describe("a vitest project's aliases (harness/aliases.ts), in the thread and off it", () => {
-  it('rewrite what vitest rewrites, from the revision’s own files only, and find the file as Vite does', async () => {
+  it("rewrite what vitest rewrites, from the bench file's own module graph only, and find the file as Vite does", async () => {
     const aliases = await import('../../src/measure/micro/harness/aliases.js');
     const root = path.join(dir, 'aliased');
     mkdirSync(path.join(root, 'src/lib'), { recursive: true });
+    mkdirSync(path.join(root, 'types'), { recursive: true });
     writeFileSync(path.join(root, 'src/lib/math.ts'), 'export {}\n');
     writeFileSync(path.join(root, 'src/lib/index.js'), 'export {}\n');
+    writeFileSync(path.join(root, 'types/only-here.ts'), 'export {}\n');
     const data = {
-      root,
+      graph: '3',
+      viteRoot: root,
       aliases: [
         { find: '@lib', replacement: path.join(root, 'src/lib') },
-        { find: /^~(.*)$/, replacement: '/src/lib$1' },
+        { find: /^~(.*)$/y, replacement: '/src/lib$1' },
         { find: 'lodash', replacement: 'lodash-es' },
+        // tsconfig's "*": ["src/lib/*", "types/*"]: tried in order, only where a target exists, never for a path.
+        { find: /^(.*)$/, replacement: [path.join(root, 'src/lib/$1'), path.join(root, 'types/$1')], ifFound: true },
       ],
     };
     aliases.initialize(data);
@@ -185,22 +190,34 @@ describe("a vitest project's aliases (harness/aliases.ts), in the thread and off
     const bench = pathToFileURL(path.join(root, 'bench/a.bench.ts')).href + '?benchgate-graph=3';
     const ask = (specifier: string, parentURL: string | undefined) => {
       const off = aliases.resolve(specifier, { parentURL }, (s: string) => s);
-      expect(inThread.resolve(specifier, { parentURL }, (s: string) => s)).toBe(off);
+      expect(inThread.resolve(specifier, { parentURL, conditions: IMPORT }, (s: string) => s)).toBe(off);
       return off;
     };
     // A folder's path with an extension Vite tries, and its index.
     expect(ask('@lib/math', bench)).toBe(pathToFileURL(path.join(root, 'src/lib/math.ts')).href);
     expect(ask('@lib', bench)).toBe(pathToFileURL(path.join(root, 'src/lib/index.js')).href);
-    // A RegExp, to a path from the project's root.
+    // A sticky RegExp (its lastIndex reset before the replace), to a path from Vite's root.
+    expect(ask('~/math', bench)).toBe(pathToFileURL(path.join(root, 'src/lib/math.ts')).href);
     expect(ask('~/math', bench)).toBe(pathToFileURL(path.join(root, 'src/lib/math.ts')).href);
     // A package name for another: passed on as written. A name that only starts like an alias is not one.
     expect(ask('lodash/fp', bench)).toBe('lodash-es/fp');
     expect(ask('@library', bench)).toBe('@library');
-    // Not from a dependency's file, nor from outside the revision.
-    expect(ask('@lib/math', pathToFileURL(path.join(root, 'node_modules/x/index.js')).href)).toBe('@lib/math');
-    expect(ask('@lib/math', pathToFileURL(path.join(dir, 'other/a.js')).href)).toBe('@lib/math');
+    // tsconfig's paths: the second target where the first has no file; as written where none has; never a relative path.
+    expect(ask('only-here', bench)).toBe(pathToFileURL(path.join(root, 'types/only-here.ts')).href);
+    expect(ask('tinybench', bench)).toBe('tinybench');
+    expect(ask('./math', bench)).toBe('./math');
+    // Not from another graph (another bench file, another config's), a dependency's file, or no parent.
+    expect(ask('@lib/math', pathToFileURL(path.join(root, 'bench/b.bench.ts')).href + '?benchgate-graph=4')).toBe('@lib/math');
+    expect(ask('@lib/math', pathToFileURL(path.join(root, 'bench/c.bench.mjs')).href)).toBe('@lib/math');
+    expect(ask('@lib/math', pathToFileURL(path.join(root, 'node_modules/x/index.js')).href + '?benchgate-graph=3')).toBe('@lib/math');
     expect(ask('@lib/math', undefined)).toBe('@lib/math');
     // A path that does not exist goes on as written, for Node to say it is not found.
     expect(ask('@lib/nothing', bench)).toBe(path.join(root, 'src/lib/nothing'));
+    // In the thread a JavaScript file's require() passes as off the thread (where no hook sees it); a TypeScript file's is aliased.
+    const js = pathToFileURL(path.join(root, 'bench/a.bench.cjs')).href + '?benchgate-graph=3';
+    expect(inThread.resolve('@lib/math', { parentURL: js, conditions: REQUIRE }, (s: string) => s)).toBe('@lib/math');
+    expect(inThread.resolve('@lib/math', { parentURL: bench, conditions: REQUIRE }, (s: string) => s)).toBe(
+      pathToFileURL(path.join(root, 'src/lib/math.ts')).href,
+    );
   });
 });

@@ -116,7 +116,7 @@ describe('the solo check in the report', () => {
   });
 
   it('says the task order, not the process, where the fresh processes sat on one level per task order', async () => {
-    const { reversedAt } = await import('../../src/measure/micro/schedule.js');
+    const { reversedAt } = await import('../../src/stats/solo.js');
     // Process i runs the tasks in round i's order (declared, declared, reversed, reversed, ...): 8 ns declared, 5.4 ns reversed.
     const base = Array.from({ length: 12 }, (_, i) => (reversedAt(i) ? 1 / 5.4e-9 : 1 / 8e-9) * (1 + 0.001 * (i % 3)));
     const solo = soloComparison(
@@ -312,7 +312,7 @@ describe("levels in the shared process's rounds", () => {
   it('names the task order, not the process, where the two levels are the two orders the rounds alternate', async () => {
     const { roundLevelsLine } = await import('../../src/report/levels.js');
     const { levelsFollowOrder } = await import('../../src/stats/solo.js');
-    const { reversedAt } = await import('../../src/measure/micro/schedule.js');
+    const { reversedAt } = await import('../../src/stats/solo.js');
     // Rounds 0 1 declared, 2 3 reversed, ...: reselect's selectorDefault, 8 ns declared and 5.4 ns reversed, 6 and 6 of 12.
     const slow = 1 / 8e-9;
     const fast = 1 / 5.4e-9;

@@ -1,7 +1,7 @@
 import * as nodeModule from 'node:module';
 import { harnessCapture } from './harness/capture.js';
 import type { inThreadHooks } from './harness/hooks.js';
-import { inThreadAliases, type Alias } from './harness/aliases.js';
+import { inThreadAliases, type AliasData } from './harness/aliases.js';
 
 /** `module.registerHooks` (Node 22.15 and later), which @types/node 20 does not declare. */
 type RegisterHooks = (hooks: ReturnType<typeof inThreadHooks>) => unknown;
@@ -28,13 +28,15 @@ export function installCapture(sourceMaps: boolean, inThread?: typeof inThreadHo
 }
 
 let hooksInThread = false;
+let aliasRegistrations = 0;
 
 /**
- * A revision's vitest aliases (harness/vitest-config.ts), as a resolve hook ahead of the others, where they run: in this
- * thread where installCapture put them there, else off it.
+ * A vitest bench file's aliases (harness/vitest-config.ts, scoped to its module graph), as a resolve hook ahead of the
+ * others, where they run: in this thread where installCapture put them there, else off it, each registration a module
+ * instance of its own (a query on the URL: Node would give a second register of one URL the first's instance).
  */
-export function registerAliases(root: string, aliases: Alias[]): void {
+export function registerAliases(data: AliasData): void {
   const registerHooks = (nodeModule as unknown as { registerHooks?: (hooks: object) => unknown }).registerHooks;
-  if (hooksInThread && registerHooks) registerHooks(inThreadAliases({ root, aliases }));
-  else nodeModule.register(new URL('./aliases.js', import.meta.url), { data: { root, aliases } });
+  if (hooksInThread && registerHooks) registerHooks(inThreadAliases(data));
+  else nodeModule.register(new URL(`./aliases.js?registration=${++aliasRegistrations}`, import.meta.url), { data });
 }

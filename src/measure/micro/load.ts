@@ -86,8 +86,9 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
   const declaration = await harnessCapture().declare(file, async () => {
     try {
       const url = harnessCapture().inNewGraph(file);
-      // vitest runs its setup files before each file, in that file's module graph.
+      // The config's aliases for this file's module graph alone; its setup files run before it, in that graph, as vitest runs them.
       const graph = new URL(url).searchParams.get(GRAPH_PARAMETER)!;
+      if (config?.aliases.length) registerAliases({ graph, viteRoot: config.viteRoot, aliases: config.aliases });
       for (const setup of config?.setupFiles ?? [])
         try {
           await import(`${pathToFileURL(setup).href}?${GRAPH_PARAMETER}=${graph}`);
@@ -104,7 +105,6 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
   });
   // A config that did not load, or a setup file that threw, is said where the file fails (an alias may be why), and noted where it loads.
   const setAside = [...(config?.failed ? [config.failed] : []), ...setupErrors];
-  if (thrown && setAside.length) thrown = { error: withConfigFailure(thrown.error, setAside.join('; ')) };
   const harness = declaration.harnesses[0]?.harness;
   const workers = declaration.workers.map((worker) => path.relative(root, worker).split(path.sep).join('/'));
   if (declaration.tasks.length > 0) {
@@ -131,7 +131,7 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
       `it measures in child processes (${declaration.children.map((child) => path.relative(root, child)).join(', ')}), ` +
         `which benchgate does not time. ${AS_TASKS}`,
     );
-  if (thrown) throw thrown.error;
+  if (thrown) throw setAside.length ? withConfigFailure(thrown.error, setAside.join('; ')) : thrown.error;
   const fromDefault = await defaultExportTasks(module.default);
   if (fromDefault?.length) return { harness: 'default export', harnesses: declaration.harnesses, tasks: fromDefault, notes: [], workers };
   const failed = declaration.workerErrors[0];
@@ -158,13 +158,14 @@ async function vitestConfigFor(file: string, root: string): Promise<VitestConfig
   } catch {
     return undefined;
   }
-  return looksLikeVitest(source) ? vitestConfigOf(file, root, registerAliases) : undefined;
+  return looksLikeVitest(source) ? vitestConfigOf(file, root) : undefined;
 }
 
 function withConfigFailure(error: unknown, failed: string): unknown {
   if (!(error instanceof Error)) return error;
   const wrapped = Object.assign(new Error(`${error.message} (${failed})`, { cause: error }), { code: (error as { code?: unknown }).code });
-  wrapped.stack = `${wrapped.message}\n${(error.stack ?? '').split('\n').slice(1).join('\n')}`;
+  wrapped.name = error.name;
+  wrapped.stack = `${error.name}: ${wrapped.message}\n${(error.stack ?? '').split('\n').slice(1).join('\n')}`;
   return wrapped;
 }
 

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { mean, median } from 'simple-statistics';
 import { lookRounds } from '../../stats/decision.js';
-import { levelsFollowOrder, processLevels, type ProcessLevels } from '../../stats/solo.js';
+import { reversedAt } from '../../stats/solo.js';
 import { MAX_PROCESSES_PER_ROUND, type Isolation } from '../../config/types.js';
 import { busyBetween, sampleCpu, type RoundConditions } from '../conditions.js';
 import { firstGroup, wholeGroup } from '../confirmation.js';
@@ -537,19 +537,6 @@ function describeAllocation(allocation: Allocation, records: RoundRecord[], task
     `after ${records.length} rounds: between-process noise dominates in ${between} of ${noise.length} tasks; task time ` +
     `${ms(taskTimeMs)} → ${low === high ? ms(low) : `${ms(low)}–${ms(high)}`}, a round ≈${ms(last)} → ${ms(allocation.roundMs)}`
   );
-}
-
-/** Whether round `round` (0-based) runs its tasks in reverse: rounds 2 and 3 of every 4. */
-export const reversedAt = (round: number): boolean => Math.floor(round / 2) % 2 === 1;
-
-/**
- * The speed levels of a revision's figures, the i-th round i's (a compare's rounds or the solo check's processes, both
- * alternating the task order by reversedAt), with each order's speed where the two levels are the two orders.
- */
-export function roundLevels(opsPerSec: readonly number[]): ProcessLevels | undefined {
-  const levels = processLevels(opsPerSec);
-  const byOrder = levels && levelsFollowOrder(opsPerSec, levels, reversedAt);
-  return levels && byOrder ? { ...levels, byOrder } : levels;
 }
 
 /** One process (a pair in process isolation) of round `round`; `order` (the processes before it) picks which revision loads first. */

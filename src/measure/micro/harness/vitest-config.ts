@@ -3,21 +3,28 @@
  * it: the nearest `vitest.config.*` (else `vite.config.*`) from the file's folder up to the revision's root, imported
  * through benchgate's module hooks (TypeScript included), a function called with vitest's env for a bench run. What it
  * applies, and how:
- * - `resolve.alias` and `test.alias`: a resolve hook for that revision's files (aliases.ts);
+ * - `test.alias` and `resolve.alias` (in that order, as vitest merges them): a resolve hook for each vitest bench file's
+ *   module graph (aliases.ts; registered by load.ts); with the vite-tsconfig-paths plugin, tsconfig.json's paths too;
  * - `test.setupFiles`: imported before each bench file, in the file's module graph, as vitest runs them before each file;
- * - `define`: set on globalThis, as vitest sets it in a server-side run (`'__DEV__': 'true'` makes `globalThis.__DEV__`
- *   true; a dotted key an object path); a value that is not JSON (an expression) is left out, and said.
- * Read once a process per config file (about 0.1 s: it imports vite); a config that fails to load is said in the
- * file's error where the file then fails too, and the file loads without it.
+ * - `define`: as vitest applies it in a server-side run: a plain name's JSON value on globalThis (`'__DEV__': 'true'`
+ *   makes `globalThis.__DEV__` true), `process.env.X` and `import.meta.env.X` in process.env; any other key, or a value
+ *   that is code, is left out and said (Vite replaces those in the text of the files it transforms, which benchgate does
+ *   not transform).
+ * Read once a process per config file (about 0.1 s: it imports vite); a config that fails to load, or does not finish
+ * within CONFIG_TIMEOUT_MS, is said in the file's error where the file then fails too, and the file loads without it.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import type { Alias } from './aliases.js';
+import { existing, type Alias } from './aliases.js';
 
 export interface VitestConfig {
   /** The config file read, absolute. */
   file: string;
+  /** The aliases, in the order they are tried, and Vite's root (for a replacement that starts with `/`). */
+  aliases: Alias[];
+  viteRoot: string;
   /** Setup files to import before each bench file, absolute. */
   setupFiles: string[];
   /** What was set aside, or why the config was not read, in words. */
@@ -32,12 +39,17 @@ const isFile = (file: string) => statSync(file, { throwIfNoEntry: false })?.isFi
 
 /**
  * The config file vitest would read for `file`: the one the project's bench script names (`vitest bench --config
- * vitest.bench.config.ts`, `-c …`), else the nearest from the file's folder up to `root`.
+ * vitest.bench.config.ts`, `-c …`), else the first up from the folder vitest would run in (the file's nearest
+ * package.json's: a package's script runs there) to `root`, as vitest looks up from where it runs (a stray
+ * `playground/vite.config.ts` beside a bench file is not its config).
  */
 export function vitestConfigFile(file: string, root: string): string | undefined {
   const named = scriptConfig(root);
   if (named) return named;
-  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+  let start = path.dirname(file);
+  while (!isFile(path.join(start, 'package.json')) && path.relative(root, start) !== '' && !path.relative(root, start).startsWith('..'))
+    start = path.dirname(start);
+  for (let dir = start; ; dir = path.dirname(dir)) {
     const found = NAMES.map((name) => path.join(dir, name)).find(isFile);
     if (found) return found;
     if (path.relative(root, dir) === '' || path.dirname(dir) === dir || path.relative(root, dir).startsWith('..')) return undefined;
@@ -54,7 +66,7 @@ function scriptConfig(root: string): string | undefined {
   }
   for (const command of Object.values(isObject(scripts) ? scripts : {}))
     for (const part of typeof command === 'string' ? command.split(/&&|\|\||;/) : []) {
-      if (!/\bvitest\b/.test(part) || !/\bbench\b/.test(part)) continue;
+      if (!/\bvitest\s+bench\b/.test(part)) continue;
       const named = /(?:--config[=\s]+|\s-c\s+)(['"]?)([^\s'"]+)\1/.exec(part)?.[2];
       if (named && isFile(path.resolve(root, named))) return path.resolve(root, named);
     }
@@ -69,72 +81,101 @@ export function looksLikeVitest(source: string): boolean {
 
 const read = new Map<string, Promise<VitestConfig>>();
 
-/**
- * The config of `file`'s project, read once a process; `applyAliases` registers a revision's aliases (capture-setup.ts,
- * in the thread or off it as the other hooks run).
- */
-export function vitestConfigOf(
-  file: string,
-  root: string,
-  applyAliases: (root: string, aliases: Alias[]) => void,
-): Promise<VitestConfig> | undefined {
+/** The config of `file`'s project (vitestConfigFile), read once a process. */
+export function vitestConfigOf(file: string, root: string): Promise<VitestConfig> | undefined {
   const config = vitestConfigFile(file, root);
   if (!config) return undefined;
   let reading = read.get(config);
   if (!reading) {
-    reading = readConfig(config, root, applyAliases);
+    reading = readConfig(config, root);
     read.set(config, reading);
   }
   return reading;
 }
 
-async function readConfig(file: string, root: string, applyAliases: (root: string, aliases: Alias[]) => void): Promise<VitestConfig> {
+/** How long a config may take to load (its plugins' imports): beyond it, the file loads without it. */
+const CONFIG_TIMEOUT_MS = 30_000;
+
+async function readConfig(file: string, root: string): Promise<VitestConfig> {
   const name = path.relative(root, file).split(path.sep).join('/');
+  // Vite's root: the folder vitest runs in (the project's, for the config its bench script names; the config's own
+  // folder otherwise), moved by the config's `root`.
+  const cwd = file === scriptConfig(root) ? root : path.dirname(file);
   let exported: unknown;
   // Vite gives an ES module config __dirname and __filename; a CommonJS one has its own.
   const globals = globalThis as Record<string, unknown>;
   const saved = { __dirname: globals.__dirname, __filename: globals.__filename };
   globals.__dirname = path.dirname(file);
   globals.__filename = file;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    const module = (await import(pathToFileURL(file).href)) as { default?: unknown };
-    exported = module.default;
-    if (typeof exported === 'function')
-      exported = await (exported as (env: object) => unknown)({ command: 'serve', mode: 'benchmark', isSsrBuild: false, isPreview: false });
-    exported = await exported;
+    const loading = (async () => {
+      const module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+      const value = module.default;
+      return typeof value === 'function'
+        ? await (value as (env: object) => unknown)({ command: 'serve', mode: 'benchmark', isSsrBuild: false, isPreview: false })
+        : await value;
+    })();
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`it did not finish loading in ${CONFIG_TIMEOUT_MS / 1000} s`)), CONFIG_TIMEOUT_MS);
+    });
+    exported = await Promise.race([loading, late]);
   } catch (error) {
     const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
     return {
       file,
+      aliases: [],
+      viteRoot: cwd,
       setupFiles: [],
       notes: [],
       failed: `${name} was not read (${message}): its aliases, setupFiles and define do not apply`,
     };
   } finally {
+    clearTimeout(timer);
     for (const [key, value] of Object.entries(saved)) {
       if (value === undefined) delete globals[key];
       else globals[key] = value;
     }
   }
   const config = (isObject(exported) ? exported : {}) as ViteConfig;
-  // Vite's root: the folder vitest runs in (the project's, for the config its bench script names; the config's own
-  // folder for the nearest, as a package's script runs there), moved by the config's `root`.
-  const cwd = file === scriptConfig(root) ? root : path.dirname(file);
-  const base = path.resolve(cwd, typeof config.root === 'string' ? config.root : '.');
+  const viteRoot = realpathOf(path.resolve(cwd, typeof config.root === 'string' ? config.root : '.'));
   const notes: string[] = [];
+  // vitest hands test.alias to Vite ahead of resolve.alias (Vite's mergeAlias: the later config's entries first).
   const aliases = [
-    ...aliasesOf(config.resolve?.alias, `${name}: resolve.alias`, notes),
     ...aliasesOf(config.test?.alias, `${name}: test.alias`, notes),
-    // The vite-tsconfig-paths plugin: tsconfig.json's paths, as aliases after the config's own.
-    ...(pluginNames(config.plugins).includes('vite-tsconfig-paths') ? tsconfigPaths(base, notes) : []),
+    ...aliasesOf(config.resolve?.alias, `${name}: resolve.alias`, notes),
+    // The vite-tsconfig-paths plugin: tsconfig.json's paths, tried after the config's own, only where a target exists.
+    ...(pluginNames(config.plugins).includes('vite-tsconfig-paths') ? tsconfigPaths(viteRoot, notes) : []),
   ];
-  if (aliases.length) applyAliases(root, aliases);
   const setup = config.test?.setupFiles;
   const setupFiles = (typeof setup === 'string' ? [setup] : Array.isArray(setup) ? setup : [])
     .filter((entry): entry is string => typeof entry === 'string')
-    .map((entry) => path.resolve(base, entry));
-  defineGlobals(config.define, name, notes);
-  return { file, setupFiles, notes };
+    .map((entry) => setupFile(entry, viteRoot));
+  defineGlobals(config.define, file, name, root, notes);
+  return { file, aliases, viteRoot, setupFiles, notes };
+}
+
+/**
+ * A setup file as vitest finds it: a package's (`@testing-library/jest-dom/vitest`) resolved from Vite's root, else a
+ * path from it, with Vite's extensions or a folder's index where it names none (`./test/setup` for `setup.ts`).
+ */
+function setupFile(entry: string, viteRoot: string): string {
+  if (!/^(\.|\/)/.test(entry))
+    try {
+      return createRequire(path.join(viteRoot, 'noop.js')).resolve(entry);
+    } catch {
+      // a path, not a package
+    }
+  const file = path.resolve(viteRoot, entry);
+  return existing(file) ?? file;
+}
+
+function realpathOf(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }
 
 interface ViteConfig {
@@ -154,11 +195,13 @@ function pluginNames(plugins: unknown): string[] {
 
 /**
  * tsconfig.json's `compilerOptions.paths` (through its `extends` chain of relative files) as aliases: `"@/*": ["src/*"]`
- * maps `@/x` to `<baseUrl or the tsconfig's folder>/src/x`, the first target of each, as vite-tsconfig-paths resolves
- * them for the files it transforms. Written here: no library reads tsconfig without TypeScript itself (a JSONC parse).
+ * maps `@/x` to `<baseUrl or the tsconfig's folder>/src/x`, each target tried in order and the name left as written
+ * where none exists, as vite-tsconfig-paths resolves them for the files it transforms. Written here: no library reads tsconfig without TypeScript itself (a JSONC parse).
  */
 function tsconfigPaths(dir: string, notes: string[]): Alias[] {
   let options: { paths?: unknown; baseUrl?: unknown; from: string } | undefined;
+  // The nearest baseUrl of the chain, wherever paths are (a child's baseUrl with its parent's paths).
+  let baseUrl: { value: string; from: string } | undefined;
   const visit = (file: string, depth: number): void => {
     let parsed: { extends?: unknown; compilerOptions?: { paths?: unknown; baseUrl?: unknown } };
     try {
@@ -167,9 +210,10 @@ function tsconfigPaths(dir: string, notes: string[]): Alias[] {
       notes.push(`${path.basename(file)} was not read for vite-tsconfig-paths (${(error as Error).message})`);
       return;
     }
-    const { paths, baseUrl } = parsed.compilerOptions ?? {};
-    if (paths !== undefined && !options) options = { paths, baseUrl, from: path.dirname(file) };
-    if (!options && typeof parsed.extends === 'string' && parsed.extends.startsWith('.') && depth < 8) {
+    const { paths, baseUrl: url } = parsed.compilerOptions ?? {};
+    if (typeof url === 'string' && !baseUrl) baseUrl = { value: url, from: path.dirname(file) };
+    if (paths !== undefined && !options) options = { paths, from: path.dirname(file) };
+    if ((!options || !baseUrl) && typeof parsed.extends === 'string' && parsed.extends.startsWith('.') && depth < 8) {
       const next = path.resolve(path.dirname(file), parsed.extends);
       visit(isFile(next) ? next : `${next}.json`, depth + 1);
     }
@@ -177,15 +221,16 @@ function tsconfigPaths(dir: string, notes: string[]): Alias[] {
   const file = path.join(dir, 'tsconfig.json');
   if (isFile(file)) visit(file, 0);
   if (!options || !isObject(options.paths)) return [];
-  const base = path.resolve(options.from, typeof options.baseUrl === 'string' ? options.baseUrl : '.');
+  const base = baseUrl ? path.resolve(baseUrl.from, baseUrl.value) : options.from;
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   return Object.entries(options.paths).flatMap(([pattern, targets]) => {
-    const target = Array.isArray(targets) && typeof targets[0] === 'string' ? (targets[0] as string) : undefined;
-    if (!target) return [];
+    const all = (Array.isArray(targets) ? (targets as unknown[]) : []).filter((target): target is string => typeof target === 'string');
+    if (!all.length) return [];
     const [prefix, suffix = ''] = pattern.split('*');
     const wild = pattern.includes('*');
     const find = new RegExp(`^${escape(prefix!)}${wild ? '(.*)' : ''}${escape(suffix)}$`);
-    return [{ find, replacement: path.resolve(base, wild ? target.replace('*', '$1') : target) }];
+    const replacement = all.map((target) => path.resolve(base, wild ? target.replace('*', '$1') : target));
+    return [{ find, replacement, ifFound: true }];
   });
 }
 
@@ -207,37 +252,61 @@ function aliasesOf(value: unknown, where: string, notes: string[]): Alias[] {
   for (const entry of entries) {
     const { find, replacement, customResolver } = isObject(entry) ? entry : {};
     if ((typeof find === 'string' || find instanceof RegExp) && typeof replacement === 'string') {
-      aliases.push({ find, replacement });
+      // As Vite's normalizeSingleAlias: `'@/': '/abs/src/'` is `'@': '/abs/src'`.
+      const slashed = typeof find === 'string' && find.endsWith('/') && replacement.endsWith('/') && find.length > 1;
+      aliases.push(slashed ? { find: find.slice(0, -1), replacement: replacement.slice(0, -1) } : { find, replacement });
       if (customResolver) notes.push(`${where}: the customResolver of '${String(find)}' is not run (the alias is)`);
     } else notes.push(`${where}: an entry without a string or RegExp find and a string replacement is left out`);
   }
   return aliases;
 }
 
-const definedBy = new Map<string, { name: string; text: string }>();
+/** Each define key a config read in this process set, with its value and the config (and revision root) that set it. */
+const definedBy = new Map<string, { file: string; name: string; root: string; text: string }>();
+/** The keys a config applied, by config: what another revision's config leaves set for its code too. */
+const appliedBy = new Map<string, { name: string; root: string; keys: Set<string> }>();
 
-function defineGlobals(define: unknown, name: string, notes: string[]): void {
-  if (!isObject(define)) return;
-  for (const [key, code] of Object.entries(define)) {
+/**
+ * `define` as vitest applies it outside Vite's transform: a plain name's value on globalThis, `process.env.X` and
+ * `import.meta.env.X` in process.env (as a string); vitest's own keys (`process`, `global`, `process.env`,
+ * `import.meta.vitest`) and any other dotted key left out (Vite replaces those in the text it transforms), said.
+ * Base's and head's configs in one process share one globalThis and one process.env: a key set differently, or set by
+ * one revision's config and not the other's, is said.
+ */
+function defineGlobals(define: unknown, file: string, name: string, root: string, notes: string[]): void {
+  const keys = new Set<string>();
+  for (const [key, code] of Object.entries(isObject(define) ? define : {})) {
+    if (['process', 'global', 'process.env', 'import.meta.vitest'].includes(key)) continue;
     const value = definedValue(code);
-    if (!value || key.startsWith('import.meta') || !/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(key)) {
-      notes.push(`${name}: define '${key}' is not applied (benchgate sets JSON values on globalThis, as vitest does)`);
+    const env = /^(?:process|import\.meta)\.env\.([A-Za-z_$][\w$]*)$/.exec(key)?.[1];
+    if (!value || (!env && !/^[A-Za-z_$][\w$]*$/.test(key))) {
+      notes.push(
+        `${name}: define '${key}' is not applied (benchgate sets a plain name's JSON value on globalThis and process.env.X, as vitest does)`,
+      );
       continue;
     }
-    // Base's and head's configs in one process set one globalThis: a value another config set differently is said.
+    keys.add(key);
     const earlier = definedBy.get(key);
     const text = JSON.stringify(value.value);
-    if (earlier && earlier.text !== text)
+    if (earlier && earlier.file !== file && earlier.text !== text)
       notes.push(
         `${name}: define '${key}' is ${text} here and ${earlier.text} in ${earlier.name} read before it in this process (the other ` +
           "revision's, or another package's): one globalThis holds the last; --isolation process measures each revision alone",
       );
-    definedBy.set(key, { name, text });
-    const segments = key.split('.');
-    let target = globalThis as Record<string, unknown>;
-    for (const segment of segments.slice(0, -1)) target = isObject(target[segment]) ? target[segment] : (target[segment] = {});
-    target[segments.at(-1)!] = value.value;
+    definedBy.set(key, { file, name, root, text });
+    if (env) process.env[env] = typeof value.value === 'string' ? value.value : JSON.stringify(value.value);
+    else (globalThis as Record<string, unknown>)[key] = value.value;
   }
+  // Keys another revision's config set that this one does not: its code sees them too.
+  for (const applied of appliedBy.values())
+    if (applied.root !== root)
+      for (const key of applied.keys)
+        if (!keys.has(key))
+          notes.push(
+            `${name}: does not define '${key}', which the other revision's ${applied.name} sets in this process: its code sees that value; ` +
+              '--isolation process measures each revision alone',
+          );
+  appliedBy.set(file, { name, root, keys });
 }
 
 /** A define's value: its code where that is JSON (`'true'`, `'"x"'`, `'3'`), or a value that is not a string. */

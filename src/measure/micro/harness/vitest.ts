@@ -3,10 +3,20 @@
  * gets `bench`, `describe` and the hooks of our own, with vitest's semantics (suites collected after the
  * file has loaded, hooks per suite), including files written for `globals: true`.
  */
+import { readFileSync } from 'node:fs';
 import Module from 'node:module';
 import { format } from 'node:util';
 import type { Fn, FnOptions } from 'tinybench';
 import type { CaptureContext, CapturedTask, Harness, Hook, Namespace } from './types.js';
+import { looksLikeVitest } from './vitest-config.js';
+
+function vitestText(file: string): boolean {
+  try {
+    return looksLikeVitest(readFileSync(file, 'utf8'));
+  } catch {
+    return false;
+  }
+}
 
 export class VitestHarness implements Harness {
   readonly name = 'vitest';
@@ -135,20 +145,10 @@ export class VitestHarness implements Harness {
    * While a file loads, those names (where the global scope has none) stand for the vitest capture.
    */
   private vitestGlobals(file: string): () => void {
-    const names = [
-      'bench',
-      'describe',
-      'suite',
-      'it',
-      'test',
-      'beforeAll',
-      'afterAll',
-      'beforeEach',
-      'afterEach',
-      'vi',
-      'expect',
-      'assert',
-    ];
+    // Test-only globals (a setup file's `expect.extend`) where the file is vitest's by its text: in another harness's file a
+    // dependency's `typeof expect` must not find vitest.
+    const names = ['bench', 'describe', 'suite', 'beforeAll', 'afterAll', 'beforeEach', 'afterEach'];
+    if (vitestText(file)) names.push('it', 'test', 'vi', 'expect', 'assert');
     const scope = globalThis as Record<string, unknown>;
     const free = names.filter((name) => !(name in scope));
     let api: Record<string, unknown> | undefined;
