@@ -196,7 +196,8 @@ function pluginNames(plugins: unknown): string[] {
 /**
  * tsconfig.json's `compilerOptions.paths` (through its `extends` chain of relative files) as aliases: `"@/*": ["src/*"]`
  * maps `@/x` to `<baseUrl or the tsconfig's folder>/src/x`, each target tried in order and the name left as written
- * where none exists, as vite-tsconfig-paths resolves them for the files it transforms. Written here: no library reads tsconfig without TypeScript itself (a JSONC parse).
+ * where none exists, as vite-tsconfig-paths resolves them for the files it transforms. Written here: no library reads
+ * tsconfig without TypeScript itself (a JSONC parse).
  */
 function tsconfigPaths(dir: string, notes: string[]): Alias[] {
   let options: { paths?: unknown; baseUrl?: unknown; from: string } | undefined;
