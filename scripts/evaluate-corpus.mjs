@@ -192,6 +192,8 @@ if (measure === 'both') {
   const within = paired.filter((r) => Math.abs(r.counts.change.estimate - r.solo.estimate) <= 0.03);
   const apart = paired.filter((r) => !within.includes(r));
   // Named: the row says the two part, or (one verdict, intervals apart) says both sizes.
+  const excludesZero = (c) => c.low > 0 || c.high < 0;
+  const decidedBoth = paired.filter((r) => excludesZero(r.counts.change) && excludesZero(r.solo));
   const named = apart.filter((r) => r.counts.agrees === false || /not on its size/.test(r.note ?? ''));
   console.log(
     `\ncounts against the solo reference: ${paired.length} rows with both; within 3 points ${within.length}; ` +
@@ -203,7 +205,7 @@ if (measure === 'both') {
             `${r.case} ${r.id.replace('benchgate-corpus/bench.mjs > ', '')}: counts ${pct(r.counts.change.estimate)}, solo ${pct(r.solo.estimate)}`,
         )
         .join('; ')}); ` +
-      `same direction where both decided: ${paired.filter((r) => Math.sign(r.counts.change.estimate) === Math.sign(r.solo.estimate)).length} of ${paired.length}; ` +
+      `same direction where both exclude 0: ${decidedBoth.filter((r) => Math.sign(r.counts.change.estimate) === Math.sign(r.solo.estimate)).length} of ${decidedBoth.length}; ` +
       `counts missing: ${rows.filter((r) => !r.counts?.change).length}`,
   );
 }
