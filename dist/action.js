@@ -87008,8 +87008,39 @@ function removeWorktrees(repoRoot, dirs, temp) {
 }
 
 // src/measure/micro/conventions.ts
-import { existsSync as existsSync6, readFileSync as readFileSync5, readdirSync as readdirSync3, statSync as statSync2 } from "node:fs";
+import { existsSync as existsSync6, readFileSync as readFileSync6, readdirSync as readdirSync3 } from "node:fs";
+import path12 from "node:path";
+
+// src/util/manifest.ts
+import { readFileSync as readFileSync5, statSync as statSync2 } from "node:fs";
 import path11 from "node:path";
+function isFile(file) {
+  return statSync2(file, { throwIfNoEntry: false })?.isFile() === true;
+}
+function manifestScripts(root) {
+  try {
+    const scripts = JSON.parse(readFileSync5(path11.join(root, "package.json"), "utf8")).scripts;
+    if (typeof scripts !== "object" || scripts === null) return {};
+    return Object.fromEntries(Object.entries(scripts).filter((entry) => typeof entry[1] === "string"));
+  } catch {
+    return {};
+  }
+}
+function nearestManifest(file, accept) {
+  for (let dir = path11.dirname(file); dir !== path11.dirname(dir); dir = path11.dirname(dir)) {
+    let manifest2;
+    try {
+      manifest2 = JSON.parse(readFileSync5(path11.join(dir, "package.json"), "utf8"));
+    } catch {
+      continue;
+    }
+    if (typeof manifest2 === "object" && manifest2 !== null && accept(manifest2))
+      return { dir, manifest: manifest2 };
+  }
+  return void 0;
+}
+
+// src/measure/micro/conventions.ts
 var NAMES = ["bench", "benchmark", "benchmarks", "perf"];
 var EXTENSIONS = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
 var SCRIPT = /^(bench|benchmarks?|perf)(:.+)?$/;
@@ -87035,12 +87066,12 @@ function filesOfScripts(root) {
     for (const segment of command.split(/&&|\|\||;|\|/)) {
       const words = segment.trim().split(/\s+/);
       if (words[0] === "cd" && words[1]) {
-        cwd = path11.posix.join(cwd, words[1]);
+        cwd = path12.posix.join(cwd, words[1]);
         continue;
       }
       if (words[0] !== "node") continue;
       const target = scriptOf(words.slice(1));
-      const file = target && resolveScriptFile(root, path11.posix.join(cwd, target));
+      const file = target && resolveScriptFile(root, path12.posix.join(cwd, target));
       if (file) files.add(file);
     }
     if (files.size > before) named.push(`\`${name2}\``);
@@ -87056,50 +87087,38 @@ function scriptOf(words) {
   }
   return void 0;
 }
-function manifestScripts(root) {
-  try {
-    const scripts = JSON.parse(readFileSync5(path11.join(root, "package.json"), "utf8")).scripts;
-    if (typeof scripts !== "object" || scripts === null) return {};
-    return Object.fromEntries(Object.entries(scripts).filter((entry) => typeof entry[1] === "string"));
-  } catch {
-    return {};
-  }
-}
 function resolveScriptFile(root, target) {
-  const relative3 = path11.posix.normalize(target.replace(/^\.\//, "")).replace(/\/+$/, "") || ".";
-  if (relative3.startsWith("..") || path11.posix.isAbsolute(relative3) || relative3.includes("node_modules")) return void 0;
+  const relative3 = path12.posix.normalize(target.replace(/^\.\//, "")).replace(/\/+$/, "") || ".";
+  if (relative3.startsWith("..") || path12.posix.isAbsolute(relative3) || relative3.includes("node_modules")) return void 0;
   const candidates = [
     relative3,
     ...EXTENSIONS.map((ext) => relative3 + ext),
-    ...EXTENSIONS.map((ext) => path11.posix.join(relative3, `index${ext}`))
+    ...EXTENSIONS.map((ext) => path12.posix.join(relative3, `index${ext}`))
   ];
-  return candidates.find((file) => EXTENSIONS.includes(path11.posix.extname(file)) && isFile(path11.join(root, file)));
+  return candidates.find((file) => EXTENSIONS.includes(path12.posix.extname(file)) && isFile(path12.join(root, file)));
 }
 function scriptFilesIn(root, dir) {
   try {
-    return readdirSync3(path11.join(root, dir)).filter((name2) => EXTENSIONS.includes(path11.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path11.join(root, file))).sort();
+    return readdirSync3(path12.join(root, dir)).filter((name2) => EXTENSIONS.includes(path12.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path12.join(root, file))).sort();
   } catch {
     return [];
   }
 }
 function isBenchFile(root, file) {
-  const full = path11.join(root, file);
+  const full = path12.join(root, file);
   if (!isFile(full)) return false;
   try {
-    return DECLARES.test(readFileSync5(full, "utf8"));
+    return DECLARES.test(readFileSync6(full, "utf8"));
   } catch {
     return false;
   }
 }
-function isFile(file) {
-  return existsSync6(file) && statSync2(file).isFile();
-}
 function benchPackages(root, files) {
   const found = /* @__PURE__ */ new Set();
   for (const file of files) {
-    for (let dir = path11.posix.dirname(file); dir !== "." && dir !== "/" && dir !== ""; dir = path11.posix.dirname(dir)) {
-      if (!existsSync6(path11.join(root, dir, "package.json"))) continue;
-      if (hasDependencies(filesIn(path11.join(root, dir)))) found.add(dir);
+    for (let dir = path12.posix.dirname(file); dir !== "." && dir !== "/" && dir !== ""; dir = path12.posix.dirname(dir)) {
+      if (!existsSync6(path12.join(root, dir, "package.json"))) continue;
+      if (hasDependencies(filesIn(path12.join(root, dir)))) found.add(dir);
       break;
     }
   }
@@ -88634,10 +88653,10 @@ function spikedRounds(rounds) {
 }
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync7 } from "node:fs";
+import { readdirSync as readdirSync5, readFileSync as readFileSync8 } from "node:fs";
 import { once } from "node:events";
 import http3 from "node:http";
-import path13 from "node:path";
+import path14 from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 // src/measure/http/port.ts
@@ -88667,8 +88686,8 @@ function isListening(port, timeoutMs = 500) {
 }
 
 // src/measure/http/cpu.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync6 } from "node:fs";
-import path12 from "node:path";
+import { readdirSync as readdirSync4, readFileSync as readFileSync7 } from "node:fs";
+import path13 from "node:path";
 function cpuBetween(start, end) {
   return {
     mainNs: end.mainNs - start.mainNs,
@@ -88683,10 +88702,10 @@ function parseSchedstat(text2) {
 }
 function readCpu(pid, proc = "/proc") {
   if (!Number.isSafeInteger(pid) || pid <= 0) return void 0;
-  const tasks = path12.join(proc, String(pid), "task");
+  const tasks = path13.join(proc, String(pid), "task");
   const read = (tid) => {
     try {
-      return parseSchedstat(readFileSync6(path12.join(tasks, tid, "schedstat"), "utf8"));
+      return parseSchedstat(readFileSync7(path13.join(tasks, tid, "schedstat"), "utf8"));
     } catch {
       return void 0;
     }
@@ -88824,7 +88843,7 @@ var ServerProcess = class _ServerProcess {
   }
   static spawn(options, port) {
     const probe = options.probe ?? runsNode(options.command);
-    const socket = probe ? path13.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
+    const socket = probe ? path14.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
     const env = { ...process.env, ...options.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
     if (socket) {
@@ -88939,7 +88958,7 @@ function linuxGroupAlive(pgid) {
 function statOf(pid) {
   let stat3;
   try {
-    stat3 = readFileSync7(`/proc/${pid}/stat`, "utf8");
+    stat3 = readFileSync8(`/proc/${pid}/stat`, "utf8");
   } catch {
     return void 0;
   }
@@ -89583,7 +89602,7 @@ function pushLatencyRatios(into, pair) {
 
 // src/gate/explain.ts
 import { mkdirSync as mkdirSync4, writeFileSync } from "node:fs";
-import path20 from "node:path";
+import path21 from "node:path";
 
 // src/explain/agreement.ts
 var METHOD_FLOOR = 0.1;
@@ -89615,12 +89634,12 @@ function agreement(profile, measured) {
 
 // src/explain/counts.ts
 import { mkdtempSync as mkdtempSync3, rmSync as rmSync5 } from "node:fs";
-import path16 from "node:path";
+import path17 from "node:path";
 
 // src/measure/counts/schedule.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync4 } from "node:fs";
 import os10 from "node:os";
-import path15 from "node:path";
+import path16 from "node:path";
 
 // src/measure/micro/spawn.ts
 import { rmSync as rmSync3 } from "node:fs";
@@ -89845,8 +89864,8 @@ var INLINED = "(task code inlined into the loop)";
 
 // src/measure/counts/callgrind.ts
 import { execFile as execFile2, execFileSync as execFileSync3, spawnSync } from "node:child_process";
-import { readFileSync as readFileSync8 } from "node:fs";
-import path14 from "node:path";
+import { readFileSync as readFileSync9 } from "node:fs";
+import path15 from "node:path";
 var INSTALL_LINE = "sudo apt-get install -y valgrind";
 function findCallgrind(valgrind = "valgrind") {
   try {
@@ -89888,7 +89907,7 @@ function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "inst
   ];
 }
 function instrumentOn(valgrind, pid, dumpPrefix) {
-  const vgdb = valgrind.includes("/") ? path14.resolve(path14.dirname(valgrind), "vgdb") : "vgdb";
+  const vgdb = valgrind.includes("/") ? path15.resolve(path15.dirname(valgrind), "vgdb") : "vgdb";
   const env = { ...withoutNames(process.env), ...namesOf(pid) };
   const started = Date.now();
   return new Promise(
@@ -89927,7 +89946,7 @@ var NAMES2 = ["LOGNAME", "USER", "HOST", "HOSTNAME"];
 var withoutNames = (env) => Object.fromEntries(Object.entries(env).filter(([name2]) => !NAMES2.includes(name2)));
 function namesOf(pid) {
   try {
-    const entries = readFileSync8(`/proc/${pid}/environ`, "utf8").split("\0");
+    const entries = readFileSync9(`/proc/${pid}/environ`, "utf8").split("\0");
     return Object.fromEntries(
       entries.flatMap((entry) => {
         const at2 = entry.indexOf("=");
@@ -89964,7 +89983,7 @@ async function measureCounts(plan) {
       { revision: plan.head, files: files.head, seed }
     ];
   });
-  const temp = mkdtempSync2(path15.join(plan.tempDir ?? os10.tmpdir(), "benchgate-counts-"));
+  const temp = mkdtempSync2(path16.join(plan.tempDir ?? os10.tmpdir(), "benchgate-counts-"));
   const results = /* @__PURE__ */ new Map();
   try {
     const parallel = Math.max(1, Math.min(plan.parallel ?? os10.availableParallelism(), jobs.length));
@@ -89972,7 +89991,7 @@ async function measureCounts(plan) {
     const worker = async () => {
       while (next < jobs.length) {
         const job = jobs[next];
-        const dumpPrefix = path15.join(temp, `callgrind.${next++}`);
+        const dumpPrefix = path16.join(temp, `callgrind.${next++}`);
         if (plan.deadline !== void 0 && now() > plan.deadline) {
           results.set(job, { counts: [], skipped: true });
           continue;
@@ -90110,11 +90129,11 @@ async function explainCounts(plan) {
   const seed = 1;
   const files = filesForSeed(plan.files.base, plan.files.head, seed);
   const only = plan.targets.map((t) => t.id);
-  const temp = mkdtempSync3(path16.join(plan.tempDir, "benchgate-count-profile-"));
+  const temp = mkdtempSync3(path17.join(plan.tempDir, "benchgate-count-profile-"));
   plan.log(`profiles: ${only.length} counted benchmark(s) in instructions, a callgrind process per revision`);
   try {
     const side2 = async (revision) => {
-      const dumpPrefix = path16.join(temp, `callgrind.${revision.label}`);
+      const dumpPrefix = path17.join(temp, `callgrind.${revision.label}`);
       const outcome = await runCounted(
         {
           kind: "count",
@@ -90189,8 +90208,8 @@ function withCounted(profile, counted) {
 
 // src/explain/run.ts
 import { createHash as createHash3 } from "node:crypto";
-import { mkdirSync as mkdirSync3, readFileSync as readFileSync11 } from "node:fs";
-import path18 from "node:path";
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync12 } from "node:fs";
+import path19 from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/measure/http/profile.ts
@@ -90239,7 +90258,7 @@ var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?
 
 // src/explain/functions.ts
 import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync9, statSync as statSync3 } from "node:fs";
+import { readFileSync as readFileSync10, statSync as statSync3 } from "node:fs";
 import { SourceMap } from "node:module";
 
 // node_modules/acorn/dist/acorn.mjs
@@ -96331,7 +96350,7 @@ var FunctionShapes = class {
     let parsed2 = null;
     try {
       if (statSync3(file).size <= MAX_BYTES) {
-        const text2 = readFileSync9(file, "utf8");
+        const text2 = readFileSync10(file, "utf8");
         const { typeScript } = this.options;
         if (!isTypeScript(file)) parsed2 = functionsOf(text2);
         else if (typeScript) parsed2 = inTypeScript(text2, typeScript(text2, file));
@@ -96439,9 +96458,9 @@ function tokenText(value) {
 }
 
 // src/explain/profile.ts
-import { existsSync as existsSync7, readFileSync as readFileSync10 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync11 } from "node:fs";
 import { SourceMap as SourceMap2 } from "node:module";
-import path17 from "node:path";
+import path18 from "node:path";
 import { fileURLToPath } from "node:url";
 var GC = "(garbage collector)";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
@@ -96589,25 +96608,25 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path17.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path18.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1, column: found.originalColumn ?? -1 };
   }
   load(file) {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text2 = readFileSync10(file, "utf8");
-      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync7(`${file}.map`) ? `${path17.basename(file)}.map` : void 0);
+      const text2 = readFileSync11(file, "utf8");
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync7(`${file}.map`) ? `${path18.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
-        let dir = path17.dirname(file);
+        let dir = path18.dirname(file);
         const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
         if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
         else {
-          const mapFile = path17.resolve(dir, decodeURIComponent(reference));
+          const mapFile = path18.resolve(dir, decodeURIComponent(reference));
           if (!existsSync7(mapFile)) throw new Error("no map file");
-          payload = JSON.parse(readFileSync10(mapFile, "utf8"));
-          dir = path17.dirname(mapFile);
+          payload = JSON.parse(readFileSync11(mapFile, "utf8"));
+          dir = path18.dirname(mapFile);
         }
         entry = { map: new SourceMap2(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
@@ -96619,13 +96638,13 @@ var SourceMaps = class {
   }
 };
 function isOwnCode(file) {
-  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path17.isAbsolute(file) && !file.includes("://");
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path18.isAbsolute(file) && !file.includes("://");
 }
 function readable(file, root) {
-  const relative3 = path17.relative(root, file);
-  if (!relative3.startsWith("..") && !path17.isAbsolute(relative3)) return relative3.split(path17.sep).join("/");
-  const modules = file.lastIndexOf(`${path17.sep}node_modules${path17.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path17.sep).join("/") : file;
+  const relative3 = path18.relative(root, file);
+  if (!relative3.startsWith("..") && !path18.isAbsolute(relative3)) return relative3.split(path18.sep).join("/");
+  const modules = file.lastIndexOf(`${path18.sep}node_modules${path18.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path18.sep).join("/") : file;
 }
 
 // src/explain/run.ts
@@ -96659,7 +96678,7 @@ function profileSlug(id) {
 }
 async function typeScriptFor(profiles, runnerPath) {
   if (!profiles.some((profile) => profile.nodes.some((node) => isTypeScript(node.callFrame.url)))) return void 0;
-  const transform = path18.join(path18.dirname(runnerPath), "typescript.js");
+  const transform = path19.join(path19.dirname(runnerPath), "typescript.js");
   try {
     return (await import(pathToFileURL(transform).href)).transformWithMap;
   } catch {
@@ -96669,7 +96688,7 @@ async function typeScriptFor(profiles, runnerPath) {
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
-  const files = { base: path18.join(plan.dir, `${slug}.base.cpuprofile`), head: path18.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const files = { base: path19.join(plan.dir, `${slug}.base.cpuprofile`), head: path19.join(plan.dir, `${slug}.head.cpuprofile`) };
   const shared = target.kind === "micro" && target.file !== null && (plan.shared?.(target.file) ?? false);
   const duet = target.kind === "http" ? plan.duet?.(target.id) : void 0;
   const ops = { base: 0, head: 0 };
@@ -96680,8 +96699,8 @@ async function profileBoth(target, plan, started) {
     for (const side2 of ["base", "head"])
       ops[side2] = (target.kind === "http" ? await profileHttp(target, [revisions[side2]], files, plan) : await profileMicro(target, [revisions[side2]], files, plan))[side2] ?? 0;
   const profiles = {
-    base: JSON.parse(readFileSync11(files.base, "utf8")),
-    head: JSON.parse(readFileSync11(files.head, "utf8"))
+    base: JSON.parse(readFileSync12(files.base, "utf8")),
+    head: JSON.parse(readFileSync12(files.head, "utf8"))
   };
   const options = {
     maps: new SourceMaps(),
@@ -96691,7 +96710,7 @@ async function profileBoth(target, plan, started) {
       typeScript: target.kind === "micro" ? await typeScriptFor([profiles.base, profiles.head], plan.runnerPath) : void 0
     }),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file) => file.startsWith(path18.dirname(plan.runnerPath) + path18.sep) || file.startsWith(path18.dirname(plan.probePath) + path18.sep),
+    hidden: (file) => file.startsWith(path19.dirname(plan.runnerPath) + path19.sep) || file.startsWith(path19.dirname(plan.probePath) + path19.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: LOOPS
@@ -96812,13 +96831,13 @@ function measureFor(id, micro) {
 }
 
 // src/measure/counts/server.ts
-import { existsSync as existsSync9, readFileSync as readFileSync13, rmSync as rmSync7 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync14, rmSync as rmSync7 } from "node:fs";
 import http4 from "node:http";
 import os13 from "node:os";
-import path19 from "node:path";
+import path20 from "node:path";
 
 // src/measure/counts/task.ts
-import { closeSync, existsSync as existsSync8, openSync, readFileSync as readFileSync12, readSync, rmSync as rmSync6 } from "node:fs";
+import { closeSync, existsSync as existsSync8, openSync, readFileSync as readFileSync13, readSync, rmSync as rmSync6 } from "node:fs";
 import os12 from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -96925,7 +96944,7 @@ function dumpHeader(file) {
   } finally {
     closeSync(fd);
   }
-  return readFileSync12(file, "utf8");
+  return readFileSync13(file, "utf8");
 }
 var collector;
 function collect2(options) {
@@ -97022,9 +97041,9 @@ function npmScript(start, root) {
   const named = /^\s*npm\s+(?:start|(?:run|run-script)\s+([\w:.-]+))\s*$/.exec(start);
   if (!named) return void 0;
   try {
-    const manifest2 = JSON.parse(readFileSync13(path19.join(root, "package.json"), "utf8"));
+    const manifest2 = JSON.parse(readFileSync14(path20.join(root, "package.json"), "utf8"));
     const script = manifest2.scripts?.[named[1] ?? "start"];
-    if (script === void 0 && !named[1] && existsSync9(path19.join(root, "server.js"))) return "node server.js";
+    if (script === void 0 && !named[1] && existsSync9(path20.join(root, "server.js"))) return "node server.js";
     return typeof script === "string" ? script : void 0;
   } catch {
     return void 0;
@@ -97173,7 +97192,7 @@ async function countServers(plan) {
         continue;
       }
       plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} (a server under callgrind)`);
-      const dumpPrefix = path19.join(plan.socketDir, `callgrind-server.${index}`);
+      const dumpPrefix = path20.join(plan.socketDir, `callgrind-server.${index}`);
       try {
         results.set(job, await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix }));
       } catch (error2) {
@@ -97584,10 +97603,10 @@ async function explainStage(run, judged2, micro, http5, counted) {
     log: options.log
   }) : /* @__PURE__ */ new Map();
   const timed = targets.filter((t) => !t.counted);
-  const dir = path20.resolve(options.cwd, options.profileDir ?? path20.join(".benchgate", "profiles"));
+  const dir = path21.resolve(options.cwd, options.profileDir ?? path21.join(".benchgate", "profiles"));
   if (options.profileDir === void 0) {
     mkdirSync4(dir, { recursive: true });
-    writeFileSync(path20.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
+    writeFileSync(path21.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
   }
   const warmups = new Map(http5?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
   const common = {
@@ -97705,13 +97724,11 @@ function agree(gated, other2) {
   const [time, counts] = other2.counts && !gated.counts ? [gated, other2] : [other2, gated];
   const interval = (row) => `${formatPercent(row.change.estimate)} [${formatPercent(row.change.low)}, ${formatPercent(row.change.high)}] (${verdictWord(row.verdict)})`;
   if (!opposite && meet) return { agrees: true };
-  if (!opposite && sameWord(gated.verdict, other2.verdict) && !["regression", "improvement"].includes(gated.verdict))
-    return { agrees: true };
   if (!opposite && sameWord(gated.verdict, other2.verdict))
-    return {
+    return ["regression", "improvement"].includes(gated.verdict) ? {
       agrees: true,
       note: `time and counts agree on the verdict, not on its size: time ${interval(time)}, counts ${interval(counts)}: counts do not see memory and caches, frequent collections, waiting or other threads (docs/counts.md)`
-    };
+    } : { agrees: true };
   return {
     agrees: false,
     note: `time and counts part: time ${interval(time)}, counts ${interval(counts)}: counts are not time, they do not see memory and caches, frequent collections, waiting or other threads (docs/counts.md); the verdict is the gated figure's`
@@ -98517,7 +98534,7 @@ function exactFile(file) {
 
 // src/measure/micro/inventory.ts
 import { existsSync as existsSync10 } from "node:fs";
-import path21 from "node:path";
+import path22 from "node:path";
 async function loadInventory(sides, options) {
   return Promise.all(
     sides.map(async ({ revision, files }) => {
@@ -98535,7 +98552,7 @@ var MISSING_PACKAGE = /Cannot find (?:package|module) '((?:@[^/'\s]+\/)?[^./'\s]
 function missingPackage(error2, root) {
   const name2 = error2 ? MISSING_PACKAGE.exec(error2)?.[1] : void 0;
   if (!name2) return void 0;
-  return existsSync10(path21.join(root, name2)) && !existsSync10(path21.join(root, "node_modules", name2)) ? void 0 : name2;
+  return existsSync10(path22.join(root, name2)) && !existsSync10(path22.join(root, "node_modules", name2)) ? void 0 : name2;
 }
 function assertInstalled(inventory, install) {
   for (const { revision, files } of inventory) {
@@ -98554,16 +98571,16 @@ function assertInstalled(inventory, install) {
   }
 }
 function plugAndPlay(root) {
-  if (!existsSync10(path21.join(root, ".pnp.cjs")) || existsSync10(path21.join(root, "node_modules"))) return void 0;
+  if (!existsSync10(path22.join(root, ".pnp.cjs")) || existsSync10(path22.join(root, "node_modules"))) return void 0;
   return `it was installed by yarn's Plug'n'Play (.pnp.cjs, no node_modules), which only \`yarn node\` resolves from, and benchgate loads bench files with Node's own resolution: install into node_modules (\`${YARN_NODE_MODULES} yarn install\`, what benchgate runs for yarn 2+ where install is not set, or nodeLinker: node-modules in .yarnrc.yml).`;
 }
 function installCommand(revision, install) {
   return typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
 }
 function packageFound(root, file, name2) {
-  for (let dir = path21.dirname(path21.join(root, file)); ; dir = path21.dirname(dir)) {
-    if (existsSync10(path21.join(dir, "node_modules", name2))) return true;
-    if (dir === root || path21.dirname(dir) === dir || !dir.startsWith(root)) return false;
+  for (let dir = path22.dirname(path22.join(root, file)); ; dir = path22.dirname(dir)) {
+    if (existsSync10(path22.join(dir, "node_modules", name2))) return true;
+    if (dir === root || path22.dirname(dir) === dir || !dir.startsWith(root)) return false;
   }
 }
 function describeRevision(revision) {
@@ -100054,8 +100071,8 @@ function microProcesses(run, files) {
 }
 
 // src/measure/native/flags.ts
-import { readFileSync as readFileSync14 } from "node:fs";
-import path22 from "node:path";
+import { readFileSync as readFileSync15 } from "node:fs";
+import path23 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = new RegExp(
   "^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)"
@@ -100063,7 +100080,7 @@ var REFUSED = new RegExp(
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync14(path22.join(root, "package.json"), "utf8");
+    const text2 = readFileSync15(path23.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -100073,7 +100090,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path22.posix.normalize(file);
+  const target = path23.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -100090,7 +100107,7 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path22.posix.normalize(script) !== target) return void 0;
+  if (!script || path23.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
@@ -100180,25 +100197,6 @@ function tQuantile95(df) {
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
 import path24 from "node:path";
-
-// src/util/manifest.ts
-import { readFileSync as readFileSync15 } from "node:fs";
-import path23 from "node:path";
-function nearestManifest(file, accept) {
-  for (let dir = path23.dirname(file); dir !== path23.dirname(dir); dir = path23.dirname(dir)) {
-    let manifest2;
-    try {
-      manifest2 = JSON.parse(readFileSync15(path23.join(dir, "package.json"), "utf8"));
-    } catch {
-      continue;
-    }
-    if (typeof manifest2 === "object" && manifest2 !== null && accept(manifest2))
-      return { dir, manifest: manifest2 };
-  }
-  return void 0;
-}
-
-// src/measure/native/vitest.ts
 function vitestCli(root, file) {
   let entry;
   try {

@@ -1,9 +1,14 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/harness/aliases.ts
-import { statSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+
+// src/util/manifest.ts
+import { readFileSync, statSync } from "node:fs";
+function isFile(file) {
+  return statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+}
 
 // src/measure/micro/harness/packages.ts
 var GRAPH_PARAMETER = "benchgate-graph";
@@ -48,7 +53,6 @@ function matches(find, specifier) {
 }
 var EXTENSIONS = [".mjs", ".js", ".mts", ".ts", ".jsx", ".tsx", ".json"];
 function existing(file) {
-  const isFile = (candidate) => statSync(candidate, { throwIfNoEntry: false })?.isFile() === true;
   if (isFile(file)) return file;
   for (const extension of EXTENSIONS) if (isFile(file + extension)) return file + extension;
   for (const extension of EXTENSIONS) if (isFile(path.join(file, `index${extension}`))) return path.join(file, `index${extension}`);

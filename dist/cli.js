@@ -77148,8 +77148,39 @@ function removeWorktrees(repoRoot, dirs, temp) {
 }
 
 // src/measure/micro/conventions.ts
-import { existsSync as existsSync3, readFileSync as readFileSync3, readdirSync as readdirSync3, statSync as statSync2 } from "node:fs";
+import { existsSync as existsSync3, readFileSync as readFileSync4, readdirSync as readdirSync3 } from "node:fs";
+import path5 from "node:path";
+
+// src/util/manifest.ts
+import { readFileSync as readFileSync3, statSync as statSync2 } from "node:fs";
 import path4 from "node:path";
+function isFile(file) {
+  return statSync2(file, { throwIfNoEntry: false })?.isFile() === true;
+}
+function manifestScripts(root) {
+  try {
+    const scripts = JSON.parse(readFileSync3(path4.join(root, "package.json"), "utf8")).scripts;
+    if (typeof scripts !== "object" || scripts === null) return {};
+    return Object.fromEntries(Object.entries(scripts).filter((entry) => typeof entry[1] === "string"));
+  } catch {
+    return {};
+  }
+}
+function nearestManifest(file, accept) {
+  for (let dir = path4.dirname(file); dir !== path4.dirname(dir); dir = path4.dirname(dir)) {
+    let manifest2;
+    try {
+      manifest2 = JSON.parse(readFileSync3(path4.join(dir, "package.json"), "utf8"));
+    } catch {
+      continue;
+    }
+    if (typeof manifest2 === "object" && manifest2 !== null && accept(manifest2))
+      return { dir, manifest: manifest2 };
+  }
+  return void 0;
+}
+
+// src/measure/micro/conventions.ts
 var NAMES = ["bench", "benchmark", "benchmarks", "perf"];
 var EXTENSIONS = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
 var SCRIPT = /^(bench|benchmarks?|perf)(:.+)?$/;
@@ -77175,12 +77206,12 @@ function filesOfScripts(root) {
     for (const segment of command.split(/&&|\|\||;|\|/)) {
       const words = segment.trim().split(/\s+/);
       if (words[0] === "cd" && words[1]) {
-        cwd = path4.posix.join(cwd, words[1]);
+        cwd = path5.posix.join(cwd, words[1]);
         continue;
       }
       if (words[0] !== "node") continue;
       const target = scriptOf(words.slice(1));
-      const file = target && resolveScriptFile(root, path4.posix.join(cwd, target));
+      const file = target && resolveScriptFile(root, path5.posix.join(cwd, target));
       if (file) files.add(file);
     }
     if (files.size > before) named.push(`\`${name2}\``);
@@ -77196,50 +77227,38 @@ function scriptOf(words) {
   }
   return void 0;
 }
-function manifestScripts(root) {
-  try {
-    const scripts = JSON.parse(readFileSync3(path4.join(root, "package.json"), "utf8")).scripts;
-    if (typeof scripts !== "object" || scripts === null) return {};
-    return Object.fromEntries(Object.entries(scripts).filter((entry) => typeof entry[1] === "string"));
-  } catch {
-    return {};
-  }
-}
 function resolveScriptFile(root, target) {
-  const relative2 = path4.posix.normalize(target.replace(/^\.\//, "")).replace(/\/+$/, "") || ".";
-  if (relative2.startsWith("..") || path4.posix.isAbsolute(relative2) || relative2.includes("node_modules")) return void 0;
+  const relative2 = path5.posix.normalize(target.replace(/^\.\//, "")).replace(/\/+$/, "") || ".";
+  if (relative2.startsWith("..") || path5.posix.isAbsolute(relative2) || relative2.includes("node_modules")) return void 0;
   const candidates = [
     relative2,
     ...EXTENSIONS.map((ext) => relative2 + ext),
-    ...EXTENSIONS.map((ext) => path4.posix.join(relative2, `index${ext}`))
+    ...EXTENSIONS.map((ext) => path5.posix.join(relative2, `index${ext}`))
   ];
-  return candidates.find((file) => EXTENSIONS.includes(path4.posix.extname(file)) && isFile(path4.join(root, file)));
+  return candidates.find((file) => EXTENSIONS.includes(path5.posix.extname(file)) && isFile(path5.join(root, file)));
 }
 function scriptFilesIn(root, dir) {
   try {
-    return readdirSync3(path4.join(root, dir)).filter((name2) => EXTENSIONS.includes(path4.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path4.join(root, file))).sort();
+    return readdirSync3(path5.join(root, dir)).filter((name2) => EXTENSIONS.includes(path5.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path5.join(root, file))).sort();
   } catch {
     return [];
   }
 }
 function isBenchFile(root, file) {
-  const full = path4.join(root, file);
+  const full = path5.join(root, file);
   if (!isFile(full)) return false;
   try {
-    return DECLARES.test(readFileSync3(full, "utf8"));
+    return DECLARES.test(readFileSync4(full, "utf8"));
   } catch {
     return false;
   }
 }
-function isFile(file) {
-  return existsSync3(file) && statSync2(file).isFile();
-}
 function benchPackages(root, files) {
   const found = /* @__PURE__ */ new Set();
   for (const file of files) {
-    for (let dir = path4.posix.dirname(file); dir !== "." && dir !== "/" && dir !== ""; dir = path4.posix.dirname(dir)) {
-      if (!existsSync3(path4.join(root, dir, "package.json"))) continue;
-      if (hasDependencies(filesIn(path4.join(root, dir)))) found.add(dir);
+    for (let dir = path5.posix.dirname(file); dir !== "." && dir !== "/" && dir !== ""; dir = path5.posix.dirname(dir)) {
+      if (!existsSync3(path5.join(root, dir, "package.json"))) continue;
+      if (hasDependencies(filesIn(path5.join(root, dir)))) found.add(dir);
       break;
     }
   }
@@ -77250,8 +77269,8 @@ function benchPackages(root, files) {
 var import_ajv = __toESM(require_ajv(), 1);
 var import_fastest_levenshtein = __toESM(require_mod(), 1);
 var import_yaml = __toESM(require_dist(), 1);
-import { existsSync as existsSync4, readFileSync as readFileSync4 } from "node:fs";
-import path5 from "node:path";
+import { existsSync as existsSync4, readFileSync as readFileSync5 } from "node:fs";
+import path6 from "node:path";
 
 // schema/benchgate.schema.json
 var benchgate_schema_default = {
@@ -77646,12 +77665,12 @@ function parseDuration(text2) {
 var CONFIG_FILE = "benchgate.yml";
 var validate = new import_ajv.default({ allErrors: true, verbose: true, strict: true, strictTuples: false }).compile(benchgate_schema_default);
 function loadConfig(options) {
-  const file = options.file ? path5.resolve(options.root, options.file) : path5.join(options.root, CONFIG_FILE);
+  const file = options.file ? path6.resolve(options.root, options.file) : path6.join(options.root, CONFIG_FILE);
   if (!existsSync4(file)) {
     if (options.file) throw new UserError(`Config file ${options.file} does not exist (resolved to ${file}).`);
     return toConfig({}, void 0);
   }
-  return parseConfig(readFileSync4(file, "utf8"), file);
+  return parseConfig(readFileSync5(file, "utf8"), file);
 }
 function parseConfig(text2, file) {
   const lines = new import_yaml.LineCounter();
@@ -77761,7 +77780,7 @@ function checkHttpNames(raw, file) {
   });
 }
 function displayPath(file) {
-  const relative2 = path5.relative(process.cwd(), file);
+  const relative2 = path6.relative(process.cwd(), file);
   return relative2 && !relative2.startsWith("..") ? relative2 : file;
 }
 function pickErrors(errors) {
@@ -79350,10 +79369,10 @@ function spikedRounds(rounds) {
 }
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync6 } from "node:fs";
+import { readdirSync as readdirSync5, readFileSync as readFileSync7 } from "node:fs";
 import { once } from "node:events";
 import http2 from "node:http";
-import path7 from "node:path";
+import path8 from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 // src/measure/http/port.ts
@@ -79383,8 +79402,8 @@ function isListening(port, timeoutMs = 500) {
 }
 
 // src/measure/http/cpu.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
-import path6 from "node:path";
+import { readdirSync as readdirSync4, readFileSync as readFileSync6 } from "node:fs";
+import path7 from "node:path";
 function cpuBetween(start, end) {
   return {
     mainNs: end.mainNs - start.mainNs,
@@ -79399,10 +79418,10 @@ function parseSchedstat(text2) {
 }
 function readCpu(pid, proc = "/proc") {
   if (!Number.isSafeInteger(pid) || pid <= 0) return void 0;
-  const tasks = path6.join(proc, String(pid), "task");
+  const tasks = path7.join(proc, String(pid), "task");
   const read = (tid) => {
     try {
-      return parseSchedstat(readFileSync5(path6.join(tasks, tid, "schedstat"), "utf8"));
+      return parseSchedstat(readFileSync6(path7.join(tasks, tid, "schedstat"), "utf8"));
     } catch {
       return void 0;
     }
@@ -79540,7 +79559,7 @@ var ServerProcess = class _ServerProcess {
   }
   static spawn(options, port) {
     const probe = options.probe ?? runsNode(options.command);
-    const socket = probe ? path7.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
+    const socket = probe ? path8.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
     const env = { ...process.env, ...options.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
     if (socket) {
@@ -79655,7 +79674,7 @@ function linuxGroupAlive(pgid) {
 function statOf(pid) {
   let stat2;
   try {
-    stat2 = readFileSync6(`/proc/${pid}/stat`, "utf8");
+    stat2 = readFileSync7(`/proc/${pid}/stat`, "utf8");
   } catch {
     return void 0;
   }
@@ -80299,7 +80318,7 @@ function pushLatencyRatios(into, pair) {
 
 // src/gate/explain.ts
 import { mkdirSync as mkdirSync4, writeFileSync } from "node:fs";
-import path14 from "node:path";
+import path15 from "node:path";
 
 // src/explain/agreement.ts
 var METHOD_FLOOR = 0.1;
@@ -80331,12 +80350,12 @@ function agreement(profile, measured) {
 
 // src/explain/counts.ts
 import { mkdtempSync as mkdtempSync3, rmSync as rmSync5 } from "node:fs";
-import path10 from "node:path";
+import path11 from "node:path";
 
 // src/measure/counts/schedule.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync4 } from "node:fs";
 import os5 from "node:os";
-import path9 from "node:path";
+import path10 from "node:path";
 
 // src/measure/micro/spawn.ts
 import { rmSync as rmSync3 } from "node:fs";
@@ -80561,8 +80580,8 @@ var INLINED = "(task code inlined into the loop)";
 
 // src/measure/counts/callgrind.ts
 import { execFile as execFile2, execFileSync as execFileSync3, spawnSync } from "node:child_process";
-import { readFileSync as readFileSync7 } from "node:fs";
-import path8 from "node:path";
+import { readFileSync as readFileSync8 } from "node:fs";
+import path9 from "node:path";
 var INSTALL_LINE = "sudo apt-get install -y valgrind";
 function findCallgrind(valgrind = "valgrind") {
   try {
@@ -80604,7 +80623,7 @@ function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "inst
   ];
 }
 function instrumentOn(valgrind, pid, dumpPrefix) {
-  const vgdb = valgrind.includes("/") ? path8.resolve(path8.dirname(valgrind), "vgdb") : "vgdb";
+  const vgdb = valgrind.includes("/") ? path9.resolve(path9.dirname(valgrind), "vgdb") : "vgdb";
   const env = { ...withoutNames(process.env), ...namesOf(pid) };
   const started = Date.now();
   return new Promise(
@@ -80643,7 +80662,7 @@ var NAMES2 = ["LOGNAME", "USER", "HOST", "HOSTNAME"];
 var withoutNames = (env) => Object.fromEntries(Object.entries(env).filter(([name2]) => !NAMES2.includes(name2)));
 function namesOf(pid) {
   try {
-    const entries = readFileSync7(`/proc/${pid}/environ`, "utf8").split("\0");
+    const entries = readFileSync8(`/proc/${pid}/environ`, "utf8").split("\0");
     return Object.fromEntries(
       entries.flatMap((entry) => {
         const at2 = entry.indexOf("=");
@@ -80667,7 +80686,7 @@ async function measureCounts(plan) {
       { revision: plan.head, files: files.head, seed }
     ];
   });
-  const temp = mkdtempSync2(path9.join(plan.tempDir ?? os5.tmpdir(), "benchgate-counts-"));
+  const temp = mkdtempSync2(path10.join(plan.tempDir ?? os5.tmpdir(), "benchgate-counts-"));
   const results = /* @__PURE__ */ new Map();
   try {
     const parallel = Math.max(1, Math.min(plan.parallel ?? os5.availableParallelism(), jobs.length));
@@ -80675,7 +80694,7 @@ async function measureCounts(plan) {
     const worker = async () => {
       while (next < jobs.length) {
         const job = jobs[next];
-        const dumpPrefix = path9.join(temp, `callgrind.${next++}`);
+        const dumpPrefix = path10.join(temp, `callgrind.${next++}`);
         if (plan.deadline !== void 0 && now() > plan.deadline) {
           results.set(job, { counts: [], skipped: true });
           continue;
@@ -80813,11 +80832,11 @@ async function explainCounts(plan) {
   const seed = 1;
   const files = filesForSeed(plan.files.base, plan.files.head, seed);
   const only = plan.targets.map((t) => t.id);
-  const temp = mkdtempSync3(path10.join(plan.tempDir, "benchgate-count-profile-"));
+  const temp = mkdtempSync3(path11.join(plan.tempDir, "benchgate-count-profile-"));
   plan.log(`profiles: ${only.length} counted benchmark(s) in instructions, a callgrind process per revision`);
   try {
     const side2 = async (revision) => {
-      const dumpPrefix = path10.join(temp, `callgrind.${revision.label}`);
+      const dumpPrefix = path11.join(temp, `callgrind.${revision.label}`);
       const outcome = await runCounted(
         {
           kind: "count",
@@ -80892,8 +80911,8 @@ function withCounted(profile, counted) {
 
 // src/explain/run.ts
 import { createHash as createHash3 } from "node:crypto";
-import { mkdirSync as mkdirSync3, readFileSync as readFileSync10 } from "node:fs";
-import path12 from "node:path";
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync11 } from "node:fs";
+import path13 from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/measure/http/profile.ts
@@ -80942,7 +80961,7 @@ var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?
 
 // src/explain/functions.ts
 import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync8, statSync as statSync3 } from "node:fs";
+import { readFileSync as readFileSync9, statSync as statSync3 } from "node:fs";
 import { SourceMap } from "node:module";
 
 // node_modules/acorn/dist/acorn.mjs
@@ -87034,7 +87053,7 @@ var FunctionShapes = class {
     let parsed2 = null;
     try {
       if (statSync3(file).size <= MAX_BYTES) {
-        const text2 = readFileSync8(file, "utf8");
+        const text2 = readFileSync9(file, "utf8");
         const { typeScript } = this.options;
         if (!isTypeScript(file)) parsed2 = functionsOf(text2);
         else if (typeScript) parsed2 = inTypeScript(text2, typeScript(text2, file));
@@ -87142,9 +87161,9 @@ function tokenText(value) {
 }
 
 // src/explain/profile.ts
-import { existsSync as existsSync5, readFileSync as readFileSync9 } from "node:fs";
+import { existsSync as existsSync5, readFileSync as readFileSync10 } from "node:fs";
 import { SourceMap as SourceMap2 } from "node:module";
-import path11 from "node:path";
+import path12 from "node:path";
 import { fileURLToPath } from "node:url";
 var GC = "(garbage collector)";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
@@ -87292,25 +87311,25 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path11.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path12.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1, column: found.originalColumn ?? -1 };
   }
   load(file) {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text2 = readFileSync9(file, "utf8");
-      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync5(`${file}.map`) ? `${path11.basename(file)}.map` : void 0);
+      const text2 = readFileSync10(file, "utf8");
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync5(`${file}.map`) ? `${path12.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
-        let dir = path11.dirname(file);
+        let dir = path12.dirname(file);
         const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
         if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
         else {
-          const mapFile = path11.resolve(dir, decodeURIComponent(reference));
+          const mapFile = path12.resolve(dir, decodeURIComponent(reference));
           if (!existsSync5(mapFile)) throw new Error("no map file");
-          payload = JSON.parse(readFileSync9(mapFile, "utf8"));
-          dir = path11.dirname(mapFile);
+          payload = JSON.parse(readFileSync10(mapFile, "utf8"));
+          dir = path12.dirname(mapFile);
         }
         entry = { map: new SourceMap2(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
@@ -87322,13 +87341,13 @@ var SourceMaps = class {
   }
 };
 function isOwnCode(file) {
-  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path11.isAbsolute(file) && !file.includes("://");
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path12.isAbsolute(file) && !file.includes("://");
 }
 function readable(file, root) {
-  const relative2 = path11.relative(root, file);
-  if (!relative2.startsWith("..") && !path11.isAbsolute(relative2)) return relative2.split(path11.sep).join("/");
-  const modules = file.lastIndexOf(`${path11.sep}node_modules${path11.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path11.sep).join("/") : file;
+  const relative2 = path12.relative(root, file);
+  if (!relative2.startsWith("..") && !path12.isAbsolute(relative2)) return relative2.split(path12.sep).join("/");
+  const modules = file.lastIndexOf(`${path12.sep}node_modules${path12.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path12.sep).join("/") : file;
 }
 
 // src/explain/run.ts
@@ -87362,7 +87381,7 @@ function profileSlug(id) {
 }
 async function typeScriptFor(profiles, runnerPath) {
   if (!profiles.some((profile) => profile.nodes.some((node) => isTypeScript(node.callFrame.url)))) return void 0;
-  const transform = path12.join(path12.dirname(runnerPath), "typescript.js");
+  const transform = path13.join(path13.dirname(runnerPath), "typescript.js");
   try {
     return (await import(pathToFileURL(transform).href)).transformWithMap;
   } catch {
@@ -87372,7 +87391,7 @@ async function typeScriptFor(profiles, runnerPath) {
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
-  const files = { base: path12.join(plan.dir, `${slug}.base.cpuprofile`), head: path12.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const files = { base: path13.join(plan.dir, `${slug}.base.cpuprofile`), head: path13.join(plan.dir, `${slug}.head.cpuprofile`) };
   const shared = target.kind === "micro" && target.file !== null && (plan.shared?.(target.file) ?? false);
   const duet = target.kind === "http" ? plan.duet?.(target.id) : void 0;
   const ops = { base: 0, head: 0 };
@@ -87383,8 +87402,8 @@ async function profileBoth(target, plan, started) {
     for (const side2 of ["base", "head"])
       ops[side2] = (target.kind === "http" ? await profileHttp(target, [revisions[side2]], files, plan) : await profileMicro(target, [revisions[side2]], files, plan))[side2] ?? 0;
   const profiles = {
-    base: JSON.parse(readFileSync10(files.base, "utf8")),
-    head: JSON.parse(readFileSync10(files.head, "utf8"))
+    base: JSON.parse(readFileSync11(files.base, "utf8")),
+    head: JSON.parse(readFileSync11(files.head, "utf8"))
   };
   const options = {
     maps: new SourceMaps(),
@@ -87394,7 +87413,7 @@ async function profileBoth(target, plan, started) {
       typeScript: target.kind === "micro" ? await typeScriptFor([profiles.base, profiles.head], plan.runnerPath) : void 0
     }),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file) => file.startsWith(path12.dirname(plan.runnerPath) + path12.sep) || file.startsWith(path12.dirname(plan.probePath) + path12.sep),
+    hidden: (file) => file.startsWith(path13.dirname(plan.runnerPath) + path13.sep) || file.startsWith(path13.dirname(plan.probePath) + path13.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: LOOPS
@@ -87515,13 +87534,13 @@ function measureFor(id, micro) {
 }
 
 // src/measure/counts/server.ts
-import { existsSync as existsSync7, readFileSync as readFileSync12, rmSync as rmSync7 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync13, rmSync as rmSync7 } from "node:fs";
 import http3 from "node:http";
 import os8 from "node:os";
-import path13 from "node:path";
+import path14 from "node:path";
 
 // src/measure/counts/task.ts
-import { closeSync, existsSync as existsSync6, openSync, readFileSync as readFileSync11, readSync, rmSync as rmSync6 } from "node:fs";
+import { closeSync, existsSync as existsSync6, openSync, readFileSync as readFileSync12, readSync, rmSync as rmSync6 } from "node:fs";
 import os7 from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -87628,7 +87647,7 @@ function dumpHeader(file) {
   } finally {
     closeSync(fd);
   }
-  return readFileSync11(file, "utf8");
+  return readFileSync12(file, "utf8");
 }
 var collector;
 function collect2(options) {
@@ -87725,9 +87744,9 @@ function npmScript(start, root) {
   const named = /^\s*npm\s+(?:start|(?:run|run-script)\s+([\w:.-]+))\s*$/.exec(start);
   if (!named) return void 0;
   try {
-    const manifest2 = JSON.parse(readFileSync12(path13.join(root, "package.json"), "utf8"));
+    const manifest2 = JSON.parse(readFileSync13(path14.join(root, "package.json"), "utf8"));
     const script = manifest2.scripts?.[named[1] ?? "start"];
-    if (script === void 0 && !named[1] && existsSync7(path13.join(root, "server.js"))) return "node server.js";
+    if (script === void 0 && !named[1] && existsSync7(path14.join(root, "server.js"))) return "node server.js";
     return typeof script === "string" ? script : void 0;
   } catch {
     return void 0;
@@ -87876,7 +87895,7 @@ async function countServers(plan) {
         continue;
       }
       plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} (a server under callgrind)`);
-      const dumpPrefix = path13.join(plan.socketDir, `callgrind-server.${index}`);
+      const dumpPrefix = path14.join(plan.socketDir, `callgrind-server.${index}`);
       try {
         results.set(job, await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix }));
       } catch (error) {
@@ -88333,10 +88352,10 @@ async function explainStage(run, judged2, micro, http4, counted) {
     log: options.log
   }) : /* @__PURE__ */ new Map();
   const timed = targets.filter((t) => !t.counted);
-  const dir = path14.resolve(options.cwd, options.profileDir ?? path14.join(".benchgate", "profiles"));
+  const dir = path15.resolve(options.cwd, options.profileDir ?? path15.join(".benchgate", "profiles"));
   if (options.profileDir === void 0) {
     mkdirSync4(dir, { recursive: true });
-    writeFileSync(path14.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
+    writeFileSync(path15.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
   }
   const warmups = new Map(http4?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
   const common = {
@@ -88454,13 +88473,11 @@ function agree(gated, other2) {
   const [time, counts] = other2.counts && !gated.counts ? [gated, other2] : [other2, gated];
   const interval = (row) => `${formatPercent(row.change.estimate)} [${formatPercent(row.change.low)}, ${formatPercent(row.change.high)}] (${verdictWord(row.verdict)})`;
   if (!opposite && meet) return { agrees: true };
-  if (!opposite && sameWord(gated.verdict, other2.verdict) && !["regression", "improvement"].includes(gated.verdict))
-    return { agrees: true };
   if (!opposite && sameWord(gated.verdict, other2.verdict))
-    return {
+    return ["regression", "improvement"].includes(gated.verdict) ? {
       agrees: true,
       note: `time and counts agree on the verdict, not on its size: time ${interval(time)}, counts ${interval(counts)}: counts do not see memory and caches, frequent collections, waiting or other threads (docs/counts.md)`
-    };
+    } : { agrees: true };
   return {
     agrees: false,
     note: `time and counts part: time ${interval(time)}, counts ${interval(counts)}: counts are not time, they do not see memory and caches, frequent collections, waiting or other threads (docs/counts.md); the verdict is the gated figure's`
@@ -89266,7 +89283,7 @@ function exactFile(file) {
 
 // src/measure/micro/inventory.ts
 import { existsSync as existsSync8 } from "node:fs";
-import path15 from "node:path";
+import path16 from "node:path";
 async function loadInventory(sides, options) {
   return Promise.all(
     sides.map(async ({ revision, files }) => {
@@ -89284,7 +89301,7 @@ var MISSING_PACKAGE = /Cannot find (?:package|module) '((?:@[^/'\s]+\/)?[^./'\s]
 function missingPackage(error, root) {
   const name2 = error ? MISSING_PACKAGE.exec(error)?.[1] : void 0;
   if (!name2) return void 0;
-  return existsSync8(path15.join(root, name2)) && !existsSync8(path15.join(root, "node_modules", name2)) ? void 0 : name2;
+  return existsSync8(path16.join(root, name2)) && !existsSync8(path16.join(root, "node_modules", name2)) ? void 0 : name2;
 }
 function assertInstalled(inventory, install) {
   for (const { revision, files } of inventory) {
@@ -89312,23 +89329,23 @@ function withInstallHints(inventory, install) {
       if (!name2 || revision.worktree !== void 0) return file;
       const [own] = benchPackages(revision.root, [file.file]);
       const command = installCommand(revision, install);
-      const ownCommand = own ? detectInstall(path15.join(revision.root, own)) ?? "npm install" : void 0;
-      const where2 = own ? `${path15.join(revision.root, own)} (the bench file's own package): run \`${command}\` in ${revision.root} and \`${ownCommand}\` in ${own}` : `${revision.root}: run \`${command}\` there`;
+      const ownCommand = own ? detectInstall(path16.join(revision.root, own)) ?? "npm install" : void 0;
+      const where2 = own ? `${path16.join(revision.root, own)} (the bench file's own package): run \`${command}\` in ${revision.root} and \`${ownCommand}\` in ${own}` : `${revision.root}: run \`${command}\` there`;
       return { ...file, error: `it imports '${name2}', which is not installed in ${where2} first, then list again` };
     })
   }));
 }
 function plugAndPlay(root) {
-  if (!existsSync8(path15.join(root, ".pnp.cjs")) || existsSync8(path15.join(root, "node_modules"))) return void 0;
+  if (!existsSync8(path16.join(root, ".pnp.cjs")) || existsSync8(path16.join(root, "node_modules"))) return void 0;
   return `it was installed by yarn's Plug'n'Play (.pnp.cjs, no node_modules), which only \`yarn node\` resolves from, and benchgate loads bench files with Node's own resolution: install into node_modules (\`${YARN_NODE_MODULES} yarn install\`, what benchgate runs for yarn 2+ where install is not set, or nodeLinker: node-modules in .yarnrc.yml).`;
 }
 function installCommand(revision, install) {
   return typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
 }
 function packageFound(root, file, name2) {
-  for (let dir = path15.dirname(path15.join(root, file)); ; dir = path15.dirname(dir)) {
-    if (existsSync8(path15.join(dir, "node_modules", name2))) return true;
-    if (dir === root || path15.dirname(dir) === dir || !dir.startsWith(root)) return false;
+  for (let dir = path16.dirname(path16.join(root, file)); ; dir = path16.dirname(dir)) {
+    if (existsSync8(path16.join(dir, "node_modules", name2))) return true;
+    if (dir === root || path16.dirname(dir) === dir || !dir.startsWith(root)) return false;
   }
 }
 function describeRevision(revision) {
@@ -90825,8 +90842,8 @@ function microProcesses(run, files) {
 }
 
 // src/measure/native/flags.ts
-import { readFileSync as readFileSync13 } from "node:fs";
-import path16 from "node:path";
+import { readFileSync as readFileSync14 } from "node:fs";
+import path17 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = new RegExp(
   "^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)"
@@ -90834,7 +90851,7 @@ var REFUSED = new RegExp(
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync13(path16.join(root, "package.json"), "utf8");
+    const text2 = readFileSync14(path17.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -90844,7 +90861,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path16.posix.normalize(file);
+  const target = path17.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -90861,7 +90878,7 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path16.posix.normalize(script) !== target) return void 0;
+  if (!script || path17.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
@@ -90951,25 +90968,6 @@ function tQuantile95(df) {
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
 import path18 from "node:path";
-
-// src/util/manifest.ts
-import { readFileSync as readFileSync14 } from "node:fs";
-import path17 from "node:path";
-function nearestManifest(file, accept) {
-  for (let dir = path17.dirname(file); dir !== path17.dirname(dir); dir = path17.dirname(dir)) {
-    let manifest2;
-    try {
-      manifest2 = JSON.parse(readFileSync14(path17.join(dir, "package.json"), "utf8"));
-    } catch {
-      continue;
-    }
-    if (typeof manifest2 === "object" && manifest2 !== null && accept(manifest2))
-      return { dir, manifest: manifest2 };
-  }
-  return void 0;
-}
-
-// src/measure/native/vitest.ts
 function vitestCli(root, file) {
   let entry;
   try {

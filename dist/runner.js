@@ -1,7 +1,7 @@
 import { createRequire as __benchgateRequire } from 'node:module'; const require = __benchgateRequire(import.meta.url);
 
 // src/measure/micro/runner.ts
-import { readFileSync as readFileSync9, readSync as readSync2, rmSync as rmSync3, statSync as statSync4, writeFileSync } from "node:fs";
+import { readFileSync as readFileSync9, readSync as readSync2, rmSync as rmSync3, statSync as statSync3, writeFileSync } from "node:fs";
 import { findSourceMap } from "node:module";
 import path11 from "node:path";
 import { fileURLToPath as fileURLToPath4, pathToFileURL as pathToFileURL7 } from "node:url";
@@ -1801,19 +1801,47 @@ function withBenchHooks(bench, name, opts) {
 }
 
 // src/measure/micro/harness/vitest.ts
-import { readFileSync as readFileSync4 } from "node:fs";
+import { readFileSync as readFileSync5 } from "node:fs";
 import Module2 from "node:module";
 import { format } from "node:util";
 
 // src/measure/micro/harness/vitest-config.ts
-import { readFileSync as readFileSync3, realpathSync, statSync as statSync3 } from "node:fs";
-import path5 from "node:path";
+import { readFileSync as readFileSync4, realpathSync } from "node:fs";
+import path6 from "node:path";
 import { createRequire } from "node:module";
 import { pathToFileURL as pathToFileURL4 } from "node:url";
 
-// src/measure/micro/harness/aliases.ts
-import { statSync as statSync2 } from "node:fs";
+// src/util/manifest.ts
+import { readFileSync as readFileSync3, statSync as statSync2 } from "node:fs";
 import path4 from "node:path";
+function isFile(file) {
+  return statSync2(file, { throwIfNoEntry: false })?.isFile() === true;
+}
+function manifestScripts(root) {
+  try {
+    const scripts = JSON.parse(readFileSync3(path4.join(root, "package.json"), "utf8")).scripts;
+    if (typeof scripts !== "object" || scripts === null) return {};
+    return Object.fromEntries(Object.entries(scripts).filter((entry2) => typeof entry2[1] === "string"));
+  } catch {
+    return {};
+  }
+}
+function nearestManifest(file, accept) {
+  for (let dir = path4.dirname(file); dir !== path4.dirname(dir); dir = path4.dirname(dir)) {
+    let manifest2;
+    try {
+      manifest2 = JSON.parse(readFileSync3(path4.join(dir, "package.json"), "utf8"));
+    } catch {
+      continue;
+    }
+    if (typeof manifest2 === "object" && manifest2 !== null && accept(manifest2))
+      return { dir, manifest: manifest2 };
+  }
+  return void 0;
+}
+
+// src/measure/micro/harness/aliases.ts
+import path5 from "node:path";
 import { pathToFileURL as pathToFileURL3 } from "node:url";
 function inThreadAliases(data) {
   return {
@@ -1831,7 +1859,7 @@ function aliased(data, specifier, parent) {
     for (const replacement of replacements) {
       if (alias.find instanceof RegExp) alias.find.lastIndex = 0;
       const replaced = specifier.replace(alias.find, replacement);
-      const found = path4.isAbsolute(replaced) ? existing(replaced) ?? (replaced.startsWith("/") ? existing(path4.join(data.viteRoot, replaced)) : void 0) : void 0;
+      const found = path5.isAbsolute(replaced) ? existing(replaced) ?? (replaced.startsWith("/") ? existing(path5.join(data.viteRoot, replaced)) : void 0) : void 0;
       if (found) return pathToFileURL3(found).href;
       if (!alias.ifFound) return replaced;
     }
@@ -1847,40 +1875,32 @@ function matches(find, specifier) {
 }
 var EXTENSIONS = [".mjs", ".js", ".mts", ".ts", ".jsx", ".tsx", ".json"];
 function existing(file) {
-  const isFile2 = (candidate) => statSync2(candidate, { throwIfNoEntry: false })?.isFile() === true;
-  if (isFile2(file)) return file;
-  for (const extension of EXTENSIONS) if (isFile2(file + extension)) return file + extension;
-  for (const extension of EXTENSIONS) if (isFile2(path4.join(file, `index${extension}`))) return path4.join(file, `index${extension}`);
+  if (isFile(file)) return file;
+  for (const extension of EXTENSIONS) if (isFile(file + extension)) return file + extension;
+  for (const extension of EXTENSIONS) if (isFile(path5.join(file, `index${extension}`))) return path5.join(file, `index${extension}`);
   return void 0;
 }
 
 // src/measure/micro/harness/vitest-config.ts
 var NAMES = ["vitest.config", "vite.config"].flatMap((name) => [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"].map((ext) => name + ext));
-var isFile = (file) => statSync3(file, { throwIfNoEntry: false })?.isFile() === true;
 function vitestConfigFile(file, root) {
   const named = scriptConfig(root);
-  if (named) return named;
-  let start = path5.dirname(file);
-  while (!isFile(path5.join(start, "package.json")) && path5.relative(root, start) !== "" && !path5.relative(root, start).startsWith(".."))
-    start = path5.dirname(start);
-  for (let dir = start; ; dir = path5.dirname(dir)) {
-    const found = NAMES.map((name) => path5.join(dir, name)).find(isFile);
-    if (found) return found;
-    if (path5.relative(root, dir) === "" || path5.dirname(dir) === dir || path5.relative(root, dir).startsWith("..")) return void 0;
+  if (named) return { file: named, cwd: root };
+  const atRoot = (dir) => path6.relative(root, dir) === "" || path6.relative(root, dir).startsWith("..") || path6.dirname(dir) === dir;
+  let start = path6.dirname(file);
+  while (!isFile(path6.join(start, "package.json")) && !atRoot(start)) start = path6.dirname(start);
+  for (let dir = start; ; dir = path6.dirname(dir)) {
+    const found = NAMES.map((name) => path6.join(dir, name)).find(isFile);
+    if (found) return { file: found, cwd: path6.dirname(found) };
+    if (atRoot(dir)) return void 0;
   }
 }
 function scriptConfig(root) {
-  let scripts;
-  try {
-    scripts = JSON.parse(readFileSync3(path5.join(root, "package.json"), "utf8")).scripts;
-  } catch {
-    return void 0;
-  }
-  for (const command of Object.values(isObject(scripts) ? scripts : {}))
-    for (const part of typeof command === "string" ? command.split(/&&|\|\||;/) : []) {
+  for (const command of Object.values(manifestScripts(root)))
+    for (const part of command.split(/&&|\|\||;/)) {
       if (!/\bvitest\s+bench\b/.test(part)) continue;
       const named = /(?:--config[=\s]+|\s-c\s+)(['"]?)([^\s'"]+)\1/.exec(part)?.[2];
-      if (named && isFile(path5.resolve(root, named))) return path5.resolve(root, named);
+      if (named && isFile(path6.resolve(root, named))) return path6.resolve(root, named);
     }
   return void 0;
 }
@@ -1892,21 +1912,20 @@ var read = /* @__PURE__ */ new Map();
 function vitestConfigOf(file, root) {
   const config = vitestConfigFile(file, root);
   if (!config) return void 0;
-  let reading = read.get(config);
+  let reading = read.get(config.file);
   if (!reading) {
-    reading = readConfig(config, root);
-    read.set(config, reading);
+    reading = readConfig(config.file, config.cwd, root);
+    read.set(config.file, reading);
   }
   return reading;
 }
 var CONFIG_TIMEOUT_MS = 3e4;
-async function readConfig(file, root) {
-  const name = path5.relative(root, file).split(path5.sep).join("/");
-  const cwd = file === scriptConfig(root) ? root : path5.dirname(file);
+async function readConfig(file, cwd, root) {
+  const name = path6.relative(root, file).split(path6.sep).join("/");
   let exported;
   const globals = globalThis;
   const saved = { __dirname: globals.__dirname, __filename: globals.__filename };
-  globals.__dirname = path5.dirname(file);
+  globals.__dirname = path6.dirname(file);
   globals.__filename = file;
   let timer;
   try {
@@ -1937,7 +1956,7 @@ async function readConfig(file, root) {
     }
   }
   const config = isObject(exported) ? exported : {};
-  const viteRoot = realpathOf(path5.resolve(cwd, typeof config.root === "string" ? config.root : "."));
+  const viteRoot = realpathOf(path6.resolve(cwd, typeof config.root === "string" ? config.root : "."));
   const notes = [];
   const aliases = [
     ...aliasesOf(config.test?.alias, `${name}: test.alias`, notes),
@@ -1953,10 +1972,10 @@ async function readConfig(file, root) {
 function setupFile(entry2, viteRoot) {
   if (!/^(\.|\/)/.test(entry2))
     try {
-      return createRequire(path5.join(viteRoot, "noop.js")).resolve(entry2);
+      return createRequire(path6.join(viteRoot, "noop.js")).resolve(entry2);
     } catch {
     }
-  const file = path5.resolve(viteRoot, entry2);
+  const file = path6.resolve(viteRoot, entry2);
   return existing(file) ?? file;
 }
 function realpathOf(dir) {
@@ -1977,23 +1996,23 @@ function tsconfigPaths(dir, notes) {
   const visit = (file2, depth) => {
     let parsed;
     try {
-      parsed = JSON.parse(withoutComments(readFileSync3(file2, "utf8")));
+      parsed = JSON.parse(withoutComments(readFileSync4(file2, "utf8")));
     } catch (error) {
-      notes.push(`${path5.basename(file2)} was not read for vite-tsconfig-paths (${error.message})`);
+      notes.push(`${path6.basename(file2)} was not read for vite-tsconfig-paths (${error.message})`);
       return;
     }
     const { paths, baseUrl: url } = parsed.compilerOptions ?? {};
-    if (typeof url === "string" && !baseUrl) baseUrl = { value: url, from: path5.dirname(file2) };
-    if (paths !== void 0 && !options) options = { paths, from: path5.dirname(file2) };
+    if (typeof url === "string" && !baseUrl) baseUrl = { value: url, from: path6.dirname(file2) };
+    if (paths !== void 0 && !options) options = { paths, from: path6.dirname(file2) };
     if ((!options || !baseUrl) && typeof parsed.extends === "string" && parsed.extends.startsWith(".") && depth < 8) {
-      const next = path5.resolve(path5.dirname(file2), parsed.extends);
+      const next = path6.resolve(path6.dirname(file2), parsed.extends);
       visit(isFile(next) ? next : `${next}.json`, depth + 1);
     }
   };
-  const file = path5.join(dir, "tsconfig.json");
+  const file = path6.join(dir, "tsconfig.json");
   if (isFile(file)) visit(file, 0);
   if (!options || !isObject(options.paths)) return [];
-  const base = baseUrl ? path5.resolve(baseUrl.from, baseUrl.value) : options.from;
+  const base = baseUrl ? path6.resolve(baseUrl.from, baseUrl.value) : options.from;
   const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
   return Object.entries(options.paths).flatMap(([pattern, targets]) => {
     const all = (Array.isArray(targets) ? targets : []).filter((target) => typeof target === "string");
@@ -2001,7 +2020,7 @@ function tsconfigPaths(dir, notes) {
     const [prefix, suffix = ""] = pattern.split("*");
     const wild = pattern.includes("*");
     const find = new RegExp(`^${escape(prefix)}${wild ? "(.*)" : ""}${escape(suffix)}$`);
-    const replacement = all.map((target) => path5.resolve(base, wild ? target.replace("*", "$1") : target));
+    const replacement = all.map((target) => path6.resolve(base, wild ? target.replace("*", "$1") : target));
     return [{ find, replacement, ifFound: true }];
   });
 }
@@ -2071,7 +2090,7 @@ function isObject(value) {
 // src/measure/micro/harness/vitest.ts
 function vitestText(file) {
   try {
-    return looksLikeVitest(readFileSync4(file, "utf8"));
+    return looksLikeVitest(readFileSync5(file, "utf8"));
   } catch {
     return false;
   }
@@ -2328,7 +2347,7 @@ function supported(api, name) {
 import { EventEmitter } from "node:events";
 import childProcess from "node:child_process";
 import { syncBuiltinESMExports } from "node:module";
-import path6 from "node:path";
+import path7 from "node:path";
 import { fileURLToPath } from "node:url";
 import workerThreads from "node:worker_threads";
 var StandIns = class {
@@ -2396,7 +2415,7 @@ var StandIns = class {
   startWorker(worker, port, filename, options) {
     const threadId = ++this.count;
     const unit = ++this.workersOfFile;
-    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path6.resolve(String(filename));
+    const file = filename instanceof URL || String(filename).startsWith("file:") ? fileURLToPath(filename) : path7.resolve(String(filename));
     if (options.eval) throw new Error("benchgate cannot collect tasks from a worker started from a string of code (eval: true)");
     this.host.declaration?.workers.push(file);
     if (this.host.onlyUnit !== void 0 && unit !== this.host.onlyUnit) {
@@ -2461,23 +2480,6 @@ function nodeScript(rest) {
   const args = rest.find((arg) => Array.isArray(arg));
   const script = args?.find((arg) => typeof arg === "string" && !arg.startsWith("-"));
   return script ?? "a script";
-}
-
-// src/util/manifest.ts
-import { readFileSync as readFileSync5 } from "node:fs";
-import path7 from "node:path";
-function nearestManifest(file, accept) {
-  for (let dir = path7.dirname(file); dir !== path7.dirname(dir); dir = path7.dirname(dir)) {
-    let manifest2;
-    try {
-      manifest2 = JSON.parse(readFileSync5(path7.join(dir, "package.json"), "utf8"));
-    } catch {
-      continue;
-    }
-    if (typeof manifest2 === "object" && manifest2 !== null && accept(manifest2))
-      return { dir, manifest: manifest2 };
-  }
-  return void 0;
 }
 
 // src/measure/micro/harness/capture.ts
@@ -2629,16 +2631,15 @@ function installCapture(sourceMaps, inThread) {
   if (sourceMaps) process.setSourceMapsEnabled(true);
   const data = { transform: new URL("./typescript.js", import.meta.url).href };
   const registerHooks2 = nodeModule.registerHooks;
-  hooksInThread = Boolean(inThread && typeof registerHooks2 === "function");
-  if (hooksInThread) registerHooks2(inThread(data));
+  registerInThread = inThread && typeof registerHooks2 === "function" ? registerHooks2 : void 0;
+  if (registerInThread) registerInThread(inThread(data));
   else nodeModule.register(new URL("./hooks.js", import.meta.url), { data });
   harnessCapture();
 }
-var hooksInThread = false;
+var registerInThread;
 var aliasRegistrations = 0;
 function registerAliases(data) {
-  const registerHooks2 = nodeModule.registerHooks;
-  if (hooksInThread && registerHooks2) registerHooks2(inThreadAliases(data));
+  if (registerInThread) registerInThread(inThreadAliases(data));
   else nodeModule.register(new URL(`./aliases.js?registration=${++aliasRegistrations}`, import.meta.url), { data });
 }
 
@@ -3288,9 +3289,10 @@ function lateNote(error, file, root) {
   return `after its tasks were collected it threw (set aside): ${message}`;
 }
 async function loadBenchFile(file, root) {
-  const unsupported = unsupportedHarness(file);
+  const source = sourceOf(file);
+  const unsupported = UNSUPPORTED_HARNESSES.find(({ pattern }) => pattern.test(source))?.name;
   if (unsupported) throw new Error(`it uses ${unsupported}, a harness benchgate does not run. ${AS_TASKS}`);
-  const config = await vitestConfigFor(file, root);
+  const config = looksLikeVitest(source) ? await vitestConfigOf(file, root) : void 0;
   let module = {};
   let thrown;
   const setupErrors = [];
@@ -3353,15 +3355,6 @@ async function loadBenchFile(file, root) {
   throw new Error(`${what}. benchgate accepts:
 ${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join("\n")}`);
 }
-async function vitestConfigFor(file, root) {
-  let source;
-  try {
-    source = readFileSync7(file, "utf8");
-  } catch {
-    return void 0;
-  }
-  return looksLikeVitest(source) ? vitestConfigOf(file, root) : void 0;
-}
 function withConfigFailure(error, failed) {
   if (!(error instanceof Error)) return error;
   const wrapped = Object.assign(new Error(`${error.message} (${failed})`, { cause: error }), { code: error.code });
@@ -3375,14 +3368,12 @@ var UNSUPPORTED_HARNESSES = ["cronometro", "bench-node"].map((name) => ({
   // `from 'x'`, `require('x')` or `import('x')`: the name in a comment or a string of its own is no import.
   pattern: new RegExp(`(?:from\\s*|require\\s*\\(\\s*|import\\s*\\(\\s*)['"]${name}['"]`)
 }));
-function unsupportedHarness(file) {
-  let source;
+function sourceOf(file) {
   try {
-    source = readFileSync7(file.startsWith("file:") ? new URL(file) : file, "utf8");
+    return readFileSync7(file.startsWith("file:") ? new URL(file) : file, "utf8");
   } catch {
-    return void 0;
+    return "";
   }
-  return UNSUPPORTED_HARNESSES.find(({ pattern }) => pattern.test(source))?.name;
 }
 async function defaultExportTasks(exported) {
   if (isObject2(exported) && exported.__esModule === true && "default" in exported) exported = exported.default;
@@ -3902,7 +3893,7 @@ var PROFILED_FUNCTIONS = 2e3;
 var MAX_NAME = 500;
 function mapSize(file) {
   try {
-    return statSync4(file).size;
+    return statSync3(file).size;
   } catch {
     return 0;
   }

@@ -107,15 +107,15 @@ export function agree(gated: ReportBenchmark, other: ReportBenchmark): { agrees:
   if (!opposite && meet) return { agrees: true };
   // One verdict, sizes apart (a 39-fold loss in time read 9.4-fold in instructions): one story, and the sizes said.
   // Said for a change both call one (a regression, an improvement); two passes of narrow intervals need no word.
-  if (!opposite && sameWord(gated.verdict, other.verdict) && !['regression', 'improvement'].includes(gated.verdict))
-    return { agrees: true };
   if (!opposite && sameWord(gated.verdict, other.verdict))
-    return {
-      agrees: true,
-      note:
-        `time and counts agree on the verdict, not on its size: time ${interval(time)}, counts ${interval(counts)}: counts do not ` +
-        'see memory and caches, frequent collections, waiting or other threads (docs/counts.md)',
-    };
+    return ['regression', 'improvement'].includes(gated.verdict)
+      ? {
+          agrees: true,
+          note:
+            `time and counts agree on the verdict, not on its size: time ${interval(time)}, counts ${interval(counts)}: counts do ` +
+            'not see memory and caches, frequent collections, waiting or other threads (docs/counts.md)',
+        }
+      : { agrees: true };
   return {
     agrees: false,
     note:

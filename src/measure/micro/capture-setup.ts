@@ -4,7 +4,7 @@ import type { inThreadHooks } from './harness/hooks.js';
 import { inThreadAliases, type AliasData } from './harness/aliases.js';
 
 /** `module.registerHooks` (Node 22.15 and later), which @types/node 20 does not declare. */
-type RegisterHooks = (hooks: ReturnType<typeof inThreadHooks>) => unknown;
+type RegisterHooks = (hooks: object) => unknown;
 
 /**
  * Before any bench file, in the benchmark process and in each isolate: the module hooks (harness imports and
@@ -21,13 +21,14 @@ export function installCapture(sourceMaps: boolean, inThread?: typeof inThreadHo
   if (sourceMaps) process.setSourceMapsEnabled(true);
   const data = { transform: new URL('./typescript.js', import.meta.url).href };
   const registerHooks = (nodeModule as unknown as { registerHooks?: RegisterHooks }).registerHooks;
-  hooksInThread = Boolean(inThread && typeof registerHooks === 'function');
-  if (hooksInThread) registerHooks!(inThread!(data));
+  registerInThread = inThread && typeof registerHooks === 'function' ? registerHooks : undefined;
+  if (registerInThread) registerInThread(inThread!(data));
   else nodeModule.register(new URL('./hooks.js', import.meta.url), { data });
   harnessCapture();
 }
 
-let hooksInThread = false;
+/** module.registerHooks, where installCapture put the hooks in this thread. */
+let registerInThread: RegisterHooks | undefined;
 let aliasRegistrations = 0;
 
 /**
@@ -36,7 +37,6 @@ let aliasRegistrations = 0;
  * instance of its own (a query on the URL: Node would give a second register of one URL the first's instance).
  */
 export function registerAliases(data: AliasData): void {
-  const registerHooks = (nodeModule as unknown as { registerHooks?: (hooks: object) => unknown }).registerHooks;
-  if (hooksInThread && registerHooks) registerHooks(inThreadAliases(data));
+  if (registerInThread) registerInThread(inThreadAliases(data));
   else nodeModule.register(new URL(`./aliases.js?registration=${++aliasRegistrations}`, import.meta.url), { data });
 }

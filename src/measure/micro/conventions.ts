@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { hasDependencies } from '../../checkout/install.js';
 import { filesIn } from '../../checkout/reuse.js';
+import { isFile, manifestScripts } from '../../util/manifest.js';
 
 /**
  * Where projects keep benchmarks that the default pattern (vitest's `*.bench.*` names) does not match, read from the
@@ -74,16 +75,6 @@ function scriptOf(words: readonly string[]): string | undefined {
   return undefined;
 }
 
-function manifestScripts(root: string): Record<string, string> {
-  try {
-    const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts?: unknown }).scripts;
-    if (typeof scripts !== 'object' || scripts === null) return {};
-    return Object.fromEntries(Object.entries(scripts).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-  } catch {
-    return {};
-  }
-}
-
 /** `benchmark.js`, `bench` (a folder: its index), `bench/run` (no extension) as node resolves them; inside the project. */
 function resolveScriptFile(root: string, target: string): string | undefined {
   // `cd ./benchmark && node ./` names the folder: no trailing slash, or its index reads `benchmark//index.js`.
@@ -117,10 +108,6 @@ function isBenchFile(root: string, file: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isFile(file: string): boolean {
-  return existsSync(file) && statSync(file).isFile();
 }
 
 /**

@@ -7,7 +7,7 @@ import { describeThrown } from './alternate.js';
 import { ID_SEPARATOR } from './protocol.js';
 import { registerAliases } from './capture-setup.js';
 import { GRAPH_PARAMETER } from './harness/packages.js';
-import { looksLikeVitest, vitestConfigOf, type VitestConfig } from './harness/vitest-config.js';
+import { looksLikeVitest, vitestConfigOf } from './harness/vitest-config.js';
 
 /** A task as a bench file declares it: its name (with its suites: `suite > task`), its function and tinybench's task options (hooks). */
 export interface DeclaredTask {
@@ -77,9 +77,11 @@ export function lateNote(error: unknown, file: string, root: string): string {
 export async function loadBenchFile(file: string, root: string): Promise<LoadedFile> {
   // Not loaded at all: cronometro starts this file again in a worker thread of its own, whose uncaught error would end
   // the process before any file of it is named.
-  const unsupported = unsupportedHarness(file);
+  const source = sourceOf(file);
+  const unsupported = UNSUPPORTED_HARNESSES.find(({ pattern }) => pattern.test(source))?.name;
   if (unsupported) throw new Error(`it uses ${unsupported}, a harness benchgate does not run. ${AS_TASKS}`);
-  const config = await vitestConfigFor(file, root);
+  // A vitest bench file's config (harness/vitest-config.ts), read before the file loads.
+  const config = looksLikeVitest(source) ? await vitestConfigOf(file, root) : undefined;
   let module: { default?: unknown } = {};
   let thrown: { error: unknown } | undefined;
   const setupErrors: string[] = [];
@@ -150,17 +152,6 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
   throw new Error(`${what}. benchgate accepts:\n${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join('\n')}`);
 }
 
-/** A vitest bench file's config (harness/vitest-config.ts), read before the file loads; undefined for other files. */
-async function vitestConfigFor(file: string, root: string): Promise<VitestConfig | undefined> {
-  let source: string;
-  try {
-    source = readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  return looksLikeVitest(source) ? vitestConfigOf(file, root) : undefined;
-}
-
 function withConfigFailure(error: unknown, failed: string): unknown {
   if (!(error instanceof Error)) return error;
   const wrapped = Object.assign(new Error(`${error.message} (${failed})`, { cause: error }), { code: (error as { code?: unknown }).code });
@@ -180,14 +171,13 @@ const UNSUPPORTED_HARNESSES = ['cronometro', 'bench-node'].map((name) => ({
   pattern: new RegExp(`(?:from\\s*|require\\s*\\(\\s*|import\\s*\\(\\s*)['"]${name}['"]`),
 }));
 
-function unsupportedHarness(file: string): string | undefined {
-  let source: string;
+/** A bench file's text, read before it loads (empty where it cannot be read: the import then says why). */
+function sourceOf(file: string): string {
   try {
-    source = readFileSync(file.startsWith('file:') ? new URL(file) : file, 'utf8');
+    return readFileSync(file.startsWith('file:') ? new URL(file) : file, 'utf8');
   } catch {
-    return undefined;
+    return '';
   }
-  return UNSUPPORTED_HARNESSES.find(({ pattern }) => pattern.test(source))?.name;
 }
 
 async function defaultExportTasks(exported: unknown): Promise<DeclaredTask[] | undefined> {

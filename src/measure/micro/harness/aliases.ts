@@ -15,9 +15,9 @@
  * vite-tsconfig-paths applies them) tries each of its replacements and leaves the specifier as written where none
  * exists. Written here: Node's hooks have no alias library, and Vite's own resolver needs a dev server.
  */
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isFile } from '../../../util/manifest.js';
 import { GRAPH_PARAMETER } from './packages.js';
 
 export interface Alias {
@@ -104,7 +104,6 @@ const EXTENSIONS = ['.mjs', '.js', '.mts', '.ts', '.jsx', '.tsx', '.json'];
 
 /** `file` as Vite finds it: itself, with one of Vite's extensions, or a folder's index. */
 export function existing(file: string): string | undefined {
-  const isFile = (candidate: string) => statSync(candidate, { throwIfNoEntry: false })?.isFile() === true;
   if (isFile(file)) return file;
   for (const extension of EXTENSIONS) if (isFile(file + extension)) return file + extension;
   for (const extension of EXTENSIONS) if (isFile(path.join(file, `index${extension}`))) return path.join(file, `index${extension}`);

@@ -1,6 +1,6 @@
 /**
  * A vitest bench file's project config, read in the benchmark process before the file loads, as `vitest bench` reads
- * it: the nearest `vitest.config.*` (else `vite.config.*`) from the file's folder up to the revision's root, imported
+ * it (vitestConfigFile: the one the bench script names, else the first up from the folder vitest runs in), imported
  * through benchgate's module hooks (TypeScript included), a function called with vitest's env for a bench run. What it
  * applies, and how:
  * - `test.alias` and `resolve.alias` (in that order, as vitest merges them): a resolve hook for each vitest bench file's
@@ -13,10 +13,11 @@
  * Read once a process per config file (about 0.1 s: it imports vite); a config that fails to load, or does not finish
  * within CONFIG_TIMEOUT_MS, is said in the file's error where the file then fails too, and the file loads without it.
  */
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { isFile, manifestScripts } from '../../../util/manifest.js';
 import { existing, type Alias } from './aliases.js';
 
 export interface VitestConfig {
@@ -35,37 +36,31 @@ export interface VitestConfig {
 
 const NAMES = ['vitest.config', 'vite.config'].flatMap((name) => ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'].map((ext) => name + ext));
 
-const isFile = (file: string) => statSync(file, { throwIfNoEntry: false })?.isFile() === true;
-
 /**
- * The config file vitest would read for `file`: the one the project's bench script names (`vitest bench --config
- * vitest.bench.config.ts`, `-c …`), else the first up from the folder vitest would run in (the file's nearest
- * package.json's: a package's script runs there) to `root`, as vitest looks up from where it runs (a stray
- * `playground/vite.config.ts` beside a bench file is not its config).
+ * The config file vitest would read for `file`, and the folder vitest runs in (where Vite's root starts): the one the
+ * project's bench script names (`vitest bench --config vitest.bench.config.ts`, `-c …`), run from the project's root;
+ * else the first up from the folder vitest would run in (the file's nearest package.json's: a package's script runs
+ * there) to `root`, as vitest looks up from where it runs (a stray `playground/vite.config.ts` beside a bench file is
+ * not its config), run from the config's own folder.
  */
-export function vitestConfigFile(file: string, root: string): string | undefined {
+export function vitestConfigFile(file: string, root: string): { file: string; cwd: string } | undefined {
   const named = scriptConfig(root);
-  if (named) return named;
+  if (named) return { file: named, cwd: root };
+  // The folders from `file`'s up to `root`, no further.
+  const atRoot = (dir: string) => path.relative(root, dir) === '' || path.relative(root, dir).startsWith('..') || path.dirname(dir) === dir;
   let start = path.dirname(file);
-  while (!isFile(path.join(start, 'package.json')) && path.relative(root, start) !== '' && !path.relative(root, start).startsWith('..'))
-    start = path.dirname(start);
+  while (!isFile(path.join(start, 'package.json')) && !atRoot(start)) start = path.dirname(start);
   for (let dir = start; ; dir = path.dirname(dir)) {
     const found = NAMES.map((name) => path.join(dir, name)).find(isFile);
-    if (found) return found;
-    if (path.relative(root, dir) === '' || path.dirname(dir) === dir || path.relative(root, dir).startsWith('..')) return undefined;
+    if (found) return { file: found, cwd: path.dirname(found) };
+    if (atRoot(dir)) return undefined;
   }
 }
 
 /** The config a `vitest bench` command of package.json's scripts names, where it exists. */
 function scriptConfig(root: string): string | undefined {
-  let scripts: unknown;
-  try {
-    scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts?: unknown }).scripts;
-  } catch {
-    return undefined;
-  }
-  for (const command of Object.values(isObject(scripts) ? scripts : {}))
-    for (const part of typeof command === 'string' ? command.split(/&&|\|\||;/) : []) {
+  for (const command of Object.values(manifestScripts(root)))
+    for (const part of command.split(/&&|\|\||;/)) {
       if (!/\bvitest\s+bench\b/.test(part)) continue;
       const named = /(?:--config[=\s]+|\s-c\s+)(['"]?)([^\s'"]+)\1/.exec(part)?.[2];
       if (named && isFile(path.resolve(root, named))) return path.resolve(root, named);
@@ -85,10 +80,10 @@ const read = new Map<string, Promise<VitestConfig>>();
 export function vitestConfigOf(file: string, root: string): Promise<VitestConfig> | undefined {
   const config = vitestConfigFile(file, root);
   if (!config) return undefined;
-  let reading = read.get(config);
+  let reading = read.get(config.file);
   if (!reading) {
-    reading = readConfig(config, root);
-    read.set(config, reading);
+    reading = readConfig(config.file, config.cwd, root);
+    read.set(config.file, reading);
   }
   return reading;
 }
@@ -96,11 +91,9 @@ export function vitestConfigOf(file: string, root: string): Promise<VitestConfig
 /** How long a config may take to load (its plugins' imports): beyond it, the file loads without it. */
 const CONFIG_TIMEOUT_MS = 30_000;
 
-async function readConfig(file: string, root: string): Promise<VitestConfig> {
+/** The config `file`, vitest run in `cwd` (Vite's root, unless the config moves it). */
+async function readConfig(file: string, cwd: string, root: string): Promise<VitestConfig> {
   const name = path.relative(root, file).split(path.sep).join('/');
-  // Vite's root: the folder vitest runs in (the project's, for the config its bench script names; the config's own
-  // folder otherwise), moved by the config's `root`.
-  const cwd = file === scriptConfig(root) ? root : path.dirname(file);
   let exported: unknown;
   // Vite gives an ES module config __dirname and __filename; a CommonJS one has its own.
   const globals = globalThis as Record<string, unknown>;
