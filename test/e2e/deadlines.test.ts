@@ -102,16 +102,21 @@ describe('time-limit bounds measuring, and nothing unmeasured passes', () => {
   });
 
   it('fails a run the time limit cut before the first look, saying so before the first round and naming the time that would fit', async () => {
-    // Each process draws its own amount of work for each revision (up to 60% more): rounds far apart, which the early
-    // look (3 rounds) cannot put inside the budget, so what the time limit leaves is unmeasured. (Identical code in one
-    // process reads within 0.1% a round: the early look decides that `unchanged`.) A 10% budget: the 5-8 rounds the
-    // limit leaves are judged at the one look's level, and at 5% a draw of 7 rounds all reading head 7-25% slower (about
-    // 1.5 in 1,000) once made a regression of them, unconfirmed, where at 10% it is about 2 in 10,000.
-    const repo = inlineRepo({
-      'benchgate.yml': 'budget: 10%\nrounds: 40\nmax-rounds: 40\nmicro:\n  task-time: 150ms\n',
-      'bench/a.bench.js':
-        "const n = 100 + Math.floor(Math.random() * 60);\nexport default {\n  'sum': () => { let s = 0; for (let i = 0; i < n; i++) s += i; return s; },\n};\n",
-    });
+    // Rounds far apart by construction, never by chance: each revision counts the times its file was loaded (one load
+    // per process) and sums 100 or 160 numbers by the count's parity, head a load out of phase with base, so the rounds
+    // read head +60%, -37.5%, +60%, ... The early look (3 rounds) cannot put that inside or outside the budget, so what
+    // the time limit leaves is unmeasured. (Work drawn at random per process once lined 7 rounds up on one side, a
+    // regression, about 1 run in 1,000.)
+    const SUM_BY_LOAD = (phase: number) =>
+      "import { appendFileSync, statSync } from 'node:fs';\n" +
+      "const loads = new URL('./loads.txt', import.meta.url);\n" +
+      "appendFileSync(loads, '.');\n" +
+      `const n = (statSync(loads).size + ${phase}) % 2 ? 160 : 100;\n` +
+      "export default {\n  'sum': () => { let s = 0; for (let i = 0; i < n; i++) s += i; return s; },\n};\n";
+    const repo = inlineRepo(
+      { 'benchgate.yml': 'budget: 10%\nrounds: 40\nmax-rounds: 40\nmicro:\n  task-time: 150ms\n', 'bench/a.bench.js': SUM_BY_LOAD(0) },
+      { 'bench/a.bench.js': SUM_BY_LOAD(1) },
+    );
     const run = await runCli(['compare', '--base', 'main', '--time-limit', '3s', '--profile', 'never', '--json', 'report.json'], repo);
     expect(run.code, run.stdout + run.stderr).toBe(2);
     const report = readJson(path.join(repo, 'report.json'));
@@ -120,6 +125,9 @@ describe('time-limit bounds measuring, and nothing unmeasured passes', () => {
     const [bench] = report.benchmarks;
     expect(bench.verdict).toBe('unmeasured');
     expect(bench.rounds.length).toBeLessThan(40);
+    // The construction holds: head is slower and faster by turns.
+    for (let i = 1; i < bench.rounds.length; i++)
+      expect(Math.sign(bench.rounds[i]), JSON.stringify(bench.rounds)).toBe(-Math.sign(bench.rounds[i - 1]));
     // Before the first round: 40 rounds of even the shortest task cannot fit in 3 s.
     const warning = run.stderr.split('\n').findIndex((line) => line.includes('warning: the first look needs 40 rounds of every benchmark'));
     const firstRound = run.stderr.split('\n').findIndex((line) => /round 1 of/.test(line));
@@ -128,7 +136,7 @@ describe('time-limit bounds measuring, and nothing unmeasured passes', () => {
     // The note names the rounds measured and what the first look needs: at least the plan's shortest rounds (one task of
     // 40 ms of blocks and a process start, 190 ms a round), or this run's slower pace.
     const note = new RegExp(
-      `^measured in ${bench.rounds.length} of the 40 rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: the first look needs 40 rounds, about (\\S+) of measuring \\((at this run's pace of (\\S+) a round|from the configured durations)\\), and time-limit gave 3\\.0s \\(checkout, install and build not counted\\): raise time-limit to at least (\\S+)$`,
+      `^measured in ${bench.rounds.length} of the 40 rounds its first look needs: too few for a verdict, and an unmeasured benchmark is never a pass: the first look needs 40 rounds, about (\\S+) of measuring \\((at this run's pace of (\\S+) a round|from the configured durations)\\), and time-limit gave 3\\.0s \\(checkout, install and build not counted\\): raise time-limit to at least (\\S+)(; its rounds fell in 2 groups, .*)?$`,
     ).exec(bench.note);
     expect(note, bench.note).not.toBeNull();
     const needs = parseDuration(note![1]!);
