@@ -76238,7 +76238,7 @@ var require_main90 = __commonJS({
     var isnan = require_lib8();
     var sign = require_lib126();
     var sqrt = require_lib41();
-    function quantile3(p, v) {
+    function quantile4(p, v) {
       var prob;
       var xs;
       if (isnan(v) || isnan(p) || v <= 0 || p < 0 || p > 1) {
@@ -76248,7 +76248,7 @@ var require_main90 = __commonJS({
       xs = kernelBetaincinv(v / 2, 0.5, 2 * prob, 1 - 2 * prob);
       return sign(p - 0.5) * sqrt(v * xs[1] / xs[0]);
     }
-    module2.exports = quantile3;
+    module2.exports = quantile4;
   }
 });
 
@@ -76288,8 +76288,8 @@ var require_factory2 = __commonJS({
       if (isnan(v) || v <= 0) {
         return constantFunction(NaN);
       }
-      return quantile3;
-      function quantile3(p) {
+      return quantile4;
+      function quantile4(p) {
         var prob;
         var xs;
         if (isnan(p) || p < 0 || p > 1) {
@@ -76323,7 +76323,7 @@ var require_main92 = __commonJS({
     var betainc = require_lib122();
     var isnan = require_lib8();
     var pow = require_lib69();
-    function cdf2(x, v) {
+    function cdf3(x, v) {
       var x2;
       var p;
       var z2;
@@ -76343,7 +76343,7 @@ var require_main92 = __commonJS({
       }
       return x > 0 ? 1 - p : p;
     }
-    module2.exports = cdf2;
+    module2.exports = cdf3;
   }
 });
 
@@ -76359,8 +76359,8 @@ var require_factory3 = __commonJS({
       if (isnan(v) || v <= 0) {
         return constantFunction(NaN);
       }
-      return cdf2;
-      function cdf2(x) {
+      return cdf3;
+      function cdf3(x) {
         var x2;
         var p;
         var z2;
@@ -78843,14 +78843,14 @@ function signedRankCdf(n) {
     }
     pmf = next;
   }
-  const cdf2 = new Float64Array(max2 + 1);
+  const cdf3 = new Float64Array(max2 + 1);
   let sum3 = 0;
   for (let k = 0; k <= max2; k++) {
     sum3 += pmf[k];
-    cdf2[k] = Math.min(1, sum3);
+    cdf3[k] = Math.min(1, sum3);
   }
-  cdfCache.set(n, cdf2);
-  return cdf2;
+  cdfCache.set(n, cdf3);
+  return cdf3;
 }
 function psignrank(k, n) {
   const max2 = n * (n + 1) / 2;
@@ -78864,9 +78864,9 @@ function psignrank(k, n) {
 function qsignrank(p, n) {
   const max2 = n * (n + 1) / 2;
   if (n <= EXACT_LIMIT) {
-    const cdf2 = signedRankCdf(n);
+    const cdf3 = signedRankCdf(n);
     const target = p * (1 - 64 * Number.EPSILON);
-    for (let k = 0; k <= max2; k++) if (cdf2[k] >= target) return k;
+    for (let k = 0; k <= max2; k++) if (cdf3[k] >= target) return k;
     return max2;
   }
   const mean3 = max2 / 2;
@@ -89524,6 +89524,8 @@ function roundsToConfirm(logRatios, budget, confidence, full, power = 0.9) {
 }
 
 // src/stats/mixture.ts
+var import_stats_base_dists_t_quantile2 = __toESM(require_lib133(), 1);
+var import_stats_base_dists_t_cdf2 = __toESM(require_lib134(), 1);
 var LEAST_ROUNDS = 8;
 var LEAST_GAP = 0.03;
 var SEPARATION = 6;
@@ -89575,17 +89577,44 @@ function apart(groups, rule) {
 function describeGroups(groups) {
   return groups.map((g2) => ({ change: Math.expm1(median(g2)), rounds: g2.length }));
 }
+var T_BELOW = 12;
+var NO_SPREAD = 1e-9;
+function pooledSd(groups) {
+  const df = groups.reduce((sum3, g2) => sum3 + g2.length - 1, 0);
+  if (df <= 0) return 0;
+  return Math.sqrt(groups.reduce((sum3, g2) => sum3 + (g2.length > 1 ? (g2.length - 1) * sampleStandardDeviation(g2) ** 2 : 0), 0) / df);
+}
+function tTerms(g2, groups) {
+  const own = g2.length > 1 ? sampleStandardDeviation([...g2]) : 0;
+  return { centre: mean([...g2]), se: Math.max(own, pooledSd(groups)) / Math.sqrt(g2.length), df: Math.max(1, g2.length - 1) };
+}
+function groupBound(g2, groups, alpha, which) {
+  const { centre, se, df } = tTerms(g2, groups);
+  if (g2.length < T_BELOW && se > NO_SPREAD) {
+    const t = (0, import_stats_base_dists_t_quantile2.default)(1 - alpha, df);
+    return { bound: which === "low" ? centre - t * se : centre + t * se, short: 0 };
+  }
+  const reached = achievedAlpha(alpha, g2.length);
+  if (reached > alpha) return { bound: which === "low" ? Math.min(...g2) : Math.max(...g2), short: reached - alpha };
+  return { bound: hodgesLehmannBounds(g2, alpha, alpha)[which], short: 0 };
+}
+function groupRegressionP(g2, groups, budget, lowerIsBetter = false) {
+  const { centre, se, df } = tTerms(g2, groups);
+  if (g2.length >= T_BELOW || se <= NO_SPREAD) return regressionNominalP(g2, budget, lowerIsBetter);
+  if (!lowerIsBetter && budget >= 1) return 1;
+  const limit = lowerIsBetter ? Math.log1p(budget) : Math.log1p(-budget);
+  const t = (centre - limit) / se;
+  return lowerIsBetter ? 1 - (0, import_stats_base_dists_t_cdf2.default)(t, df) : (0, import_stats_base_dists_t_cdf2.default)(t, df);
+}
 function holdGroups(change, groups, lowerAlpha, upperAlpha) {
   const side2 = (which) => {
     const alpha = which === "low" ? lowerAlpha : upperAlpha;
     let value = which === "low" ? change.low : change.high;
     let short = 0;
     for (const g2 of groups) {
-      const reached = achievedAlpha(alpha, g2.length);
-      const bound = Math.expm1(
-        reached > alpha ? which === "low" ? Math.min(...g2) : Math.max(...g2) : hodgesLehmannBounds(g2, alpha, alpha)[which]
-      );
-      if (which === "low" ? bound < value : bound > value) [value, short] = [bound, Math.max(0, reached - alpha)];
+      const { bound, short: missed } = groupBound(g2, groups, alpha, which);
+      const at2 = Math.expm1(bound);
+      if (which === "low" ? at2 < value : at2 > value) [value, short] = [at2, missed];
     }
     return { value, short };
   };
@@ -89695,13 +89724,13 @@ function analyze(benchmarks, options) {
   const family = options.figures ?? budgetedFigures(benchmarks, options.latencyBudgetFor) + (options.otherFigures ?? 0);
   const alpha = 1 - rule.confidence;
   const compared = (b) => !b.error && b.base && b.head && b.logRatios.length > 0;
-  const pOf = (ratios, budget, lowerIsBetter) => rule.regressionP(
-    Math.max(
-      regressionNominalP(ratios, budget, lowerIsBetter),
-      ...(roundGroups(ratios) ?? []).map((g2) => regressionNominalP(g2, budget, lowerIsBetter))
-    ),
-    ratios.length
-  );
+  const pOf = (ratios, budget, lowerIsBetter) => {
+    const groups = roundGroups(ratios) ?? [];
+    return rule.regressionP(
+      Math.max(regressionNominalP(ratios, budget, lowerIsBetter), ...groups.map((g2) => groupRegressionP(g2, groups, budget, lowerIsBetter))),
+      ratios.length
+    );
+  };
   const bounded = (ratios, lowerAlpha, upperAlpha) => {
     const change = estimateChangeBounds(ratios, lowerAlpha, upperAlpha);
     const groups = roundGroups(ratios);
@@ -90182,11 +90211,11 @@ function criticalCount(n, m, tail) {
     const z2 = probit(1 - tail);
     return Math.floor(n * m / 2 - z2 * Math.sqrt(n * m * (n + m + 1) / 12));
   }
-  const cdf2 = uDistribution(n, m);
+  const cdf3 = uDistribution(n, m);
   let total = 0;
   let u = 0;
-  for (; u < cdf2.length; u++) {
-    total += cdf2[u];
+  for (; u < cdf3.length; u++) {
+    total += cdf3[u];
     if (total > tail) break;
   }
   return u;

@@ -2,7 +2,7 @@ import { median } from 'simple-statistics';
 import type { LatencyStat } from '../config/types.js';
 import type { BenchmarkKind, Samples as BenchmarkSamples } from './samples.js';
 import { resolvableFromInterval, roundsToConfirm, roundSpread } from './power.js';
-import { describeGroups, groupsText, holdGroups, roundGroups, type RoundGroup } from './mixture.js';
+import { describeGroups, groupRegressionP, groupsText, holdGroups, roundGroups, type RoundGroup } from './mixture.js';
 import { decide, decideLowerIsBetter, estimateChangeBounds, regressionNominalP, type Change, type Verdict } from './compare.js';
 import { stepDown, type DecisionRule } from './decision.js';
 import { earlyChange } from './early.js';
@@ -144,14 +144,13 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
   const compared = (b: BenchmarkSamples) => !b.error && b.base && b.head && b.logRatios.length > 0;
   // A figure whose rounds fall in groups loses its budget only if every group does: its p-value is the largest of
   // the whole's and each group's (each group tested alone), so Holm ranks it as its widened interval reads.
-  const pOf = (ratios: readonly number[], budget: number, lowerIsBetter: boolean) =>
-    rule.regressionP(
-      Math.max(
-        regressionNominalP(ratios, budget, lowerIsBetter),
-        ...(roundGroups(ratios) ?? []).map((g) => regressionNominalP(g, budget, lowerIsBetter)),
-      ),
+  const pOf = (ratios: readonly number[], budget: number, lowerIsBetter: boolean) => {
+    const groups = roundGroups(ratios) ?? [];
+    return rule.regressionP(
+      Math.max(regressionNominalP(ratios, budget, lowerIsBetter), ...groups.map((g) => groupRegressionP(g, groups, budget, lowerIsBetter))),
       ratios.length,
     );
+  };
   /** A figure's change with each bound one-sided at its error, widened to hold every group its rounds fall in (mixture.ts). */
   const bounded = (ratios: readonly number[], lowerAlpha: number, upperAlpha: number): { change: Change; groups?: RoundGroup[] } => {
     const change = estimateChangeBounds(ratios, lowerAlpha, upperAlpha);

@@ -9,9 +9,11 @@
  * is bounded over all of them: its interval is widened to hold each group's own interval, and a verdict stands only
  * if it holds for every group.
  */
-import { ckmeans, median, medianAbsoluteDeviation, sampleStandardDeviation } from 'simple-statistics';
+import quantile from '@stdlib/stats-base-dists-t-quantile';
+import cdf from '@stdlib/stats-base-dists-t-cdf';
+import { ckmeans, mean, median, medianAbsoluteDeviation, sampleStandardDeviation } from 'simple-statistics';
 import { achievedAlpha, hodgesLehmannBounds } from './signed-rank.js';
-import type { Change } from './compare.js';
+import { regressionNominalP, type Change } from './compare.js';
 
 /** One group of rounds: its median change (relative) and how many rounds fell in it. */
 export interface RoundGroup {
@@ -118,27 +120,83 @@ export function describeGroups(groups: readonly number[][]): RoundGroup[] {
 }
 
 /**
+ * Below this many rounds a group is bounded by Student's t, not by its signed-rank interval: a signed-rank bound of
+ * m rounds holds at 2^-m at best (its extreme round), so a group of 6 rounds, all of them at -57% against a 25%
+ * budget, could never bound a regression at a share of 0.25%, and the row read `inconclusive` beside an interval
+ * [-64.6%, -56.3%] wholly beyond the budget (fixtures/isolate-state on Node 24, a clean-clone CI run). A location
+ * test needs a scale for that: the group's own spread, and never less than the spread within the groups pooled over
+ * all of them (a cluster's own spread is cut short by its edges), with the group's own m - 1 degrees of freedom
+ * (where no group has any spread, rounds that repeat exactly, there is no scale to test with, and the signed-rank bound
+ * stands). From 12 rounds (2^-12 is below any share a family of 200 figures leaves) the signed-rank interval reaches.
+ */
+const T_BELOW = 12;
+/** A standard error this small (ln) is rounds that repeat exactly, up to floating point. */
+const NO_SPREAD = 1e-9;
+
+/** The spread within the groups, pooled (an SD on the log scale), or 0 where no group has two rounds. */
+function pooledSd(groups: readonly number[][]): number {
+  const df = groups.reduce((sum, g) => sum + g.length - 1, 0);
+  if (df <= 0) return 0;
+  return Math.sqrt(groups.reduce((sum, g) => sum + (g.length > 1 ? (g.length - 1) * sampleStandardDeviation(g) ** 2 : 0), 0) / df);
+}
+
+/** A small group's mean, standard error and degrees of freedom for Student's t (T_BELOW). */
+function tTerms(g: readonly number[], groups: readonly number[][]): { centre: number; se: number; df: number } {
+  const own = g.length > 1 ? sampleStandardDeviation([...g]) : 0;
+  return { centre: mean([...g]), se: Math.max(own, pooledSd(groups)) / Math.sqrt(g.length), df: Math.max(1, g.length - 1) };
+}
+
+/** A group's one-sided bound (ln) at error alpha: Student's t below T_BELOW rounds, else its signed-rank bound. */
+function groupBound(
+  g: readonly number[],
+  groups: readonly number[][],
+  alpha: number,
+  which: 'low' | 'high',
+): { bound: number; short: number } {
+  const { centre, se, df } = tTerms(g, groups);
+  // No spread within any group (rounds that repeat exactly): no scale to test with, so the signed-rank bound stands.
+  if (g.length < T_BELOW && se > NO_SPREAD) {
+    const t = quantile(1 - alpha, df);
+    return { bound: which === 'low' ? centre - t * se : centre + t * se, short: 0 };
+  }
+  const reached = achievedAlpha(alpha, g.length);
+  if (reached > alpha) return { bound: which === 'low' ? Math.min(...g) : Math.max(...g), short: reached - alpha };
+  return { bound: hodgesLehmannBounds(g, alpha, alpha)[which], short: 0 };
+}
+
+/**
+ * One group's p-value of "throughput fell by no more than the budget" (latency: "rose by no more"), by the same test
+ * its bound uses (groupBound), so a bound beyond the budget at alpha and a p-value below alpha agree: Student's t
+ * below T_BELOW rounds, else the signed-rank test (regressionNominalP).
+ */
+export function groupRegressionP(g: readonly number[], groups: readonly number[][], budget: number, lowerIsBetter = false): number {
+  const { centre, se, df } = tTerms(g, groups);
+  if (g.length >= T_BELOW || se <= NO_SPREAD) return regressionNominalP(g, budget, lowerIsBetter);
+  if (!lowerIsBetter && budget >= 1) return 1;
+  const limit = lowerIsBetter ? Math.log1p(budget) : Math.log1p(-budget);
+  const t = (centre - limit) / se;
+  return lowerIsBetter ? 1 - cdf(t, df) : cdf(t, df);
+}
+
+/**
  * The interval that holds every group: from the lowest group's lower bound to the highest group's upper bound,
- * each group's bound one-sided at the same error as the figure's (its own signed-rank bound; the group's extreme
- * round where it has too few rounds to reach that error, and then no verdict resting on that bound is read), and never
- * narrower than the figure's own interval. The
- * estimate stays the figure's own (what the rounds measured together); the verdict is read from the bounds.
+ * each group's bound one-sided at the same error as the figure's (groupBound: Student's t for a group of fewer than
+ * T_BELOW rounds, else its own signed-rank bound, and its extreme round where even that many cannot reach the error,
+ * when no verdict resting on that bound is read), and never narrower than the figure's own interval. The estimate
+ * stays the figure's own (what the rounds measured together); the verdict is read from the bounds.
  */
 export function holdGroups(change: Change, groups: readonly number[][], lowerAlpha: number, upperAlpha: number): Change {
-  // A group too small for the error (its extreme round holds at 2^-n only) leaves the bound it sets short of its level:
-  // no verdict that rests on that bound is read (compare.ts decide: `unsure`), as its p-value for Holm cannot reach the
-  // share either; a small group of gains does not weaken a pass read from the groups below it.
-  // Only a side an unreached group sets counts: a small group of gains does not weaken the bound below the others.
+  // A bound a group cannot reach at its error leaves no verdict resting on it (compare.ts decide: `unsure`), as its
+  // p-value for Holm cannot reach the share either. Only a side an unreached group sets counts: a group of gains that
+  // cannot reach its level does not weaken the bound below the others.
   const side = (which: 'low' | 'high') => {
     const alpha = which === 'low' ? lowerAlpha : upperAlpha;
     let value = which === 'low' ? change.low : change.high;
     let short = 0;
     for (const g of groups) {
-      const reached = achievedAlpha(alpha, g.length);
-      const bound = Math.expm1(
-        reached > alpha ? (which === 'low' ? Math.min(...g) : Math.max(...g)) : hodgesLehmannBounds(g, alpha, alpha)[which],
-      );
-      if (which === 'low' ? bound < value : bound > value) [value, short] = [bound, Math.max(0, reached - alpha)];
+      const { bound, short: missed } = groupBound(g, groups, alpha, which);
+      const at = Math.expm1(bound);
+      if (which === 'low' ? at < value : at > value) [value, short] = [at, missed];
     }
     return { value, short };
   };

@@ -132,14 +132,41 @@ describe('a figure whose rounds fall in groups is judged over all of them', () =
     expect(verdicts.has('inconclusive')).toBe(true);
   });
 
-  it("reads no verdict from a group too small for the interval's error: its extreme round is no bound at that level", () => {
-    // 9 rounds near -30% and 3 near -20%: the 3-round group's bound holds at 1/8 only, so no regression is read, and
-    // the p-value Holm ranks (the group's, which cannot be small) agrees.
-    const rounds = [...Array.from({ length: 9 }, (_, i) => Math.log(0.7) + i * 0.001), ...[0, 0.001, 0.002].map((x) => Math.log(0.8) + x)];
-    const [result] = analyze([samples(rounds)], { rule, budgetFor: () => 0.05 });
+  it("bounds a small group by its own spread (Student's t), never by its extreme round alone", () => {
+    // 9 rounds near -30% and 3 near -20%, each group within 0.2%: the 3-round group's signed-rank bound could hold at
+    // 1/8 at best, its t bound (the spread within the groups) lies far beyond a 5% budget: a regression, and the
+    // p-value Holm ranks agrees.
+    const tight = [...Array.from({ length: 9 }, (_, i) => Math.log(0.7) + i * 0.001), ...[0, 0.001, 0.002].map((x) => Math.log(0.8) + x)];
+    const [result] = analyze([samples(tight)], { rule, budgetFor: () => 0.05 });
     expect(result!.groups).toHaveLength(2);
-    expect(result!.verdict).toBe('inconclusive');
-    expect(result!.regressionP).toBeGreaterThan(0.05);
+    expect(result!.verdict).toBe('regression');
+    expect(result!.change!.high).toBeLessThan(-0.05);
+    expect(result!.regressionP).toBeLessThan(0.05);
+    // The same 3-round group spread over 1.5 points near -7%: its t bound (2 degrees of freedom) reaches above -5%, so a
+    // loss beyond the budget is open, whatever the 9 rounds beside it show.
+    const spread = [...tight.slice(0, 9), ...[-0.08, -0.065, -0.07].map((x) => Math.log1p(x))];
+    const [open] = analyze([samples(spread)], { rule, budgetFor: () => 0.05 });
+    expect(open!.groups).toHaveLength(2);
+    expect(open!.verdict).toBe('inconclusive');
+    expect(open!.change!.high).toBeGreaterThan(-0.05);
+    expect(open!.regressionP).toBeGreaterThan(0.05);
+  });
+
+  it('reads a regression every group of which lies far beyond the budget, however small the group (isolate-state, 40 rounds)', () => {
+    // head wraps JSON.stringify (fixtures/isolate-state): 40 rounds on Node 24 beside two busy loops, three levels
+    // (7 near -64%, 27 near -62%, 6 near -57%), all beyond a 25% budget. The 6-round group's extreme round held at
+    // 1/64 only, and the row read inconclusive beside [-64.6%, -56.3%].
+    const rounds = [
+      -62.3, -62.0, -56.6, -62.3, -57.0, -62.2, -60.3, -64.2, -57.7, -61.7, -64.3, -62.5, -63.7, -62.3, -61.8, -62.1, -62.5, -62.5, -56.3,
+      -62.2, -62.4, -62.9, -62.3, -62.7, -62.6, -64.5, -62.4, -57.0, -62.3, -62.7, -56.8, -62.0, -64.6, -62.2, -64.4, -62.7, -64.2, -62.1,
+      -62.8, -62.2,
+    ].map((x) => Math.log1p(x / 100));
+    const figures = 4;
+    const [result] = analyze([samples(rounds)], { rule, budgetFor: () => 0.25, figures });
+    expect(result!.groups!.length).toBeGreaterThanOrEqual(2);
+    expect(result!.verdict).toBe('regression');
+    expect(result!.change!.unsure).toBeUndefined();
+    expect(result!.change!.high).toBeLessThan(-0.5);
   });
 
   it('words a load test whose figures all pass by the least certain of them (within budget before unchanged)', () => {
@@ -154,18 +181,21 @@ describe('a figure whose rounds fall in groups is judged over all of them', () =
     expect(http!.verdict).toBe('within-budget');
   });
 
-  it("reads hapi's two levels of one gain over both, and no verdict where a group is too small to bound at the level", () => {
+  it("reads hapi's two levels of one gain over both: a certain pass, never an improvement, and open where a level nears the loss", () => {
     const rounds = [2.6, 3.5, 4.1, 4.8, 5.2, 5.6, 6.0, 6.6, 7.3, 8.1, 8.8, 18.5, 20.1, 21.9, 23.6, 25.4].map((x) => Math.log1p(x / 100));
     const [result] = analyze([samples(rounds)], { rule, budgetFor: () => 0.05 });
-    // 16 rounds, one budgeted figure: each bound at 0.044%, which 11 rounds cannot reach (1/2048): no pass is read.
-    expect(result!.verdict).toBe('inconclusive');
+    // 16 rounds, one budgeted figure: the 11-round level (+2.6% to +8.8%) bounds the pass by its spread, far above -5%;
+    // the 5-round one (+18.5% to +25.4%) keeps it from an improvement.
     expect(result!.groups!.map((x) => x.rounds)).toEqual([11, 5]);
-    // With the same two groups twice as large, the lower one bounds the pass: a certain pass, never an improvement.
-    const [larger] = analyze([samples([...rounds, ...rounds.map((r) => r + 0.001)])], { rule, budgetFor: () => 0.05 });
-    expect(larger!.groups!.map((x) => x.rounds)).toEqual([22, 10]);
-    expect(larger!.verdict).toBe('within-budget');
+    expect(result!.verdict).toBe('within-budget');
+    expect(result!.change!.low).toBeGreaterThan(-0.05);
+    expect(result!.change!.low).toBeLessThan(0.056);
     expect(result!.change!.high).toBeGreaterThan(0.22);
-    expect(result!.change!.low).toBeLessThan(0.05);
+    // The lower level 9 points lower (-6.4% to -0.2%): a loss beyond 5% is open.
+    const [lower] = analyze([samples(rounds.map((r, i) => (i < 11 ? r + Math.log(0.91) : r)))], { rule, budgetFor: () => 0.05 });
+    expect(lower!.groups!.map((x) => x.rounds)).toEqual([11, 5]);
+    expect(lower!.verdict).toBe('inconclusive');
+    expect(lower!.change!.low).toBeLessThan(-0.05);
   });
 
   it('still finds a regression whose every group lies beyond the budget', () => {
