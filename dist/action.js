@@ -36544,7 +36544,7 @@ var require_has_flag = __commonJS({
 var require_supports_colors = __commonJS({
   "node_modules/@colors/colors/lib/system/supports-colors.js"(exports2, module2) {
     "use strict";
-    var os17 = __require("os");
+    var os18 = __require("os");
     var hasFlag = require_has_flag();
     var env = process.env;
     var forceColor = void 0;
@@ -36582,7 +36582,7 @@ var require_supports_colors = __commonJS({
       }
       var min = forceColor ? 1 : 0;
       if (process.platform === "win32") {
-        var osRelease = os17.release().split(".");
+        var osRelease = os18.release().split(".");
         if (Number(process.versions.node.split(".")[0]) >= 8 && Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -38950,7 +38950,7 @@ var require_has_flag2 = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports2, module2) {
     "use strict";
-    var os17 = __require("os");
+    var os18 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag2();
     var { env } = process;
@@ -38998,7 +38998,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os17.release().split(".");
+        const osRelease = os18.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -64965,7 +64965,7 @@ var require_autocannon = __commonJS({
     "use strict";
     var crossArgv = require_cross_argv();
     var fs3 = __require("fs");
-    var os17 = __require("os");
+    var os18 = __require("os");
     var net3 = __require("net");
     var path33 = __require("path");
     var URL2 = __require("url").URL;
@@ -65220,7 +65220,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path33.join(os17.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path33.join(os18.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -86528,7 +86528,7 @@ function position(doc, lines, segments, key) {
 
 // src/gate/run.ts
 import { mkdtempSync as mkdtempSync5, rmSync as rmSync9 } from "node:fs";
-import os15 from "node:os";
+import os16 from "node:os";
 import path27 from "node:path";
 
 // src/checkout/revisions.ts
@@ -89638,7 +89638,7 @@ import path17 from "node:path";
 
 // src/measure/counts/schedule.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync4 } from "node:fs";
-import os10 from "node:os";
+import os11 from "node:os";
 import path16 from "node:path";
 
 // src/measure/micro/spawn.ts
@@ -89865,6 +89865,7 @@ var INLINED = "(task code inlined into the loop)";
 // src/measure/counts/callgrind.ts
 import { execFile as execFile2, execFileSync as execFileSync3, spawnSync } from "node:child_process";
 import { readFileSync as readFileSync9 } from "node:fs";
+import os10 from "node:os";
 import path15 from "node:path";
 var INSTALL_LINE = "sudo apt-get install -y valgrind";
 function findCallgrind(valgrind = "valgrind") {
@@ -89882,6 +89883,26 @@ function findCallgrind(valgrind = "valgrind") {
   }
 }
 var COUNTED_ENV = { UV_THREADPOOL_SIZE: "1" };
+function unrandomized(log2) {
+  if (setarch === void 0) {
+    const machine = os10.machine();
+    const tried = spawnSync("setarch", [machine, "-R", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 1e4, encoding: "utf8" });
+    setarch = tried.status === 0 ? { prefix: ["setarch", machine, "-R"] } : { prefix: [], refused: (tried.stderr?.trim() || tried.error?.message || `exit ${tried.status}`).slice(0, 300) };
+  }
+  if (setarch.refused !== void 0 && !setarchTold) {
+    setarchTold = true;
+    log2?.(
+      `callgrind: the kernel's address randomization stays on (setarch ${os10.machine()} -R: ${setarch.refused}): counts may differ by a fraction of a percent from run to run; the pairs of a run share their seeds, so verdicts still compare like with like`
+    );
+  }
+  return setarch.prefix;
+}
+function unrandomizedCommand(valgrind, args, log2) {
+  const [file, ...before] = [...unrandomized(log2), valgrind];
+  return { file, args: [...before, ...args] };
+}
+var setarch;
+var setarchTold = false;
 function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "instructions", { names = false, functions = false, late = false } = {}) {
   return [
     "--tool=callgrind",
@@ -89983,10 +90004,10 @@ async function measureCounts(plan) {
       { revision: plan.head, files: files.head, seed }
     ];
   });
-  const temp = mkdtempSync2(path16.join(plan.tempDir ?? os10.tmpdir(), "benchgate-counts-"));
+  const temp = mkdtempSync2(path16.join(plan.tempDir ?? os11.tmpdir(), "benchgate-counts-"));
   const results = /* @__PURE__ */ new Map();
   try {
-    const parallel = Math.max(1, Math.min(plan.parallel ?? os10.availableParallelism(), jobs.length));
+    const parallel = Math.max(1, Math.min(plan.parallel ?? os11.availableParallelism(), jobs.length));
     let next = 0;
     const worker = async () => {
       while (next < jobs.length) {
@@ -90040,8 +90061,11 @@ async function runCounted(job, run) {
       stallTimeoutMs: run.stallTimeoutMs,
       cwd: run.cwd,
       command: {
-        file: run.valgrind,
-        args: callgrindArgs(job.dumpPrefix, run.seed, void 0, job.figure, { names: true, functions: run.functions, late }),
+        ...unrandomizedCommand(
+          run.valgrind,
+          callgrindArgs(job.dumpPrefix, run.seed, void 0, job.figure, { names: true, functions: run.functions, late }),
+          run.log
+        ),
         env: COUNTED_ENV
       },
       leaves: (pid) => [perfMapOf(pid)],
@@ -96781,9 +96805,9 @@ function taskset(args) {
 }
 
 // src/measure/http/pinning.ts
-import os11 from "node:os";
+import os12 from "node:os";
 function pinLoadGenerator(log2, duet = false) {
-  const cores = os11.availableParallelism();
+  const cores = os12.availableParallelism();
   if (cores < 2) {
     log2("CPU pinning skipped: it needs at least 2 cores");
     return void 0;
@@ -96833,12 +96857,12 @@ function measureFor(id, micro) {
 // src/measure/counts/server.ts
 import { existsSync as existsSync9, readFileSync as readFileSync14, rmSync as rmSync7 } from "node:fs";
 import http4 from "node:http";
-import os13 from "node:os";
+import os14 from "node:os";
 import path20 from "node:path";
 
 // src/measure/counts/task.ts
 import { closeSync, existsSync as existsSync8, openSync, readFileSync as readFileSync13, readSync, rmSync as rmSync6 } from "node:fs";
-import os12 from "node:os";
+import os13 from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
 
@@ -96850,10 +96874,12 @@ var BLOCK_INSTRUCTIONS = 1e6;
 var MEASURED_BLOCKS = 7;
 var STEADY_RUN = 2;
 var STEADY_TOLERANCE = 5e-3;
+var MIN_WARMUP_BLOCKS = 10;
 var MAX_WARMUP_BLOCKS = 60;
 var MAX_BLOCK_CALLS = 1 << 24;
 var CALL_BLOCKS = {
   blockInstructions: BLOCK_INSTRUCTIONS,
+  minWarmupBlocks: MIN_WARMUP_BLOCKS,
   maxWarmupBlocks: MAX_WARMUP_BLOCKS,
   minBatch: 1,
   maxBatch: MAX_BLOCK_CALLS,
@@ -96871,7 +96897,7 @@ var Counter = class {
   dumps = 0;
   /** Make callgrind dump the counts since the previous mark; the dump's number. */
   mark() {
-    os12.getPriority();
+    os13.getPriority();
     return ++this.dumps;
   }
   /** The instructions of the segment that dump `n` ended (its file is removed). */
@@ -96971,37 +96997,49 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
     batch = Math.min(sizes.maxBatch, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
   }
   const perCall = [];
+  const floor = (values) => Math.min(...values);
+  const agree2 = (a, b) => Math.abs(a - b) <= sizes.tolerance * Math.min(a, b);
+  const settled2 = () => perCall.length >= Math.max(2 * STEADY_RUN, sizes.minWarmupBlocks) && agree2(floor(perCall.slice(-STEADY_RUN)), floor(perCall.slice(-2 * STEADY_RUN, -STEADY_RUN)));
+  const profiling = profile && counter2 instanceof Counter;
   let steady = false;
-  while (perCall.length < sizes.maxWarmupBlocks) {
-    perCall.push(...(await blocks(STEADY_RUN, batch)).map((spent) => (spent - overhead) / batch));
-    if (perCall.length >= 2 * STEADY_RUN) {
-      const last = Math.min(...perCall.slice(-STEADY_RUN));
-      const before = Math.min(...perCall.slice(-2 * STEADY_RUN, -STEADY_RUN));
-      if (Math.abs(last - before) <= sizes.tolerance * before) {
+  let window2;
+  for (; ; ) {
+    steady = false;
+    while (perCall.length < sizes.maxWarmupBlocks) {
+      perCall.push(...(await blocks(STEADY_RUN, batch)).map((spent) => (spent - overhead) / batch));
+      if (settled2()) {
         steady = true;
         break;
       }
     }
+    window2 = await measureWindow();
+    const { measured: measured2 } = window2;
+    const shifted = !agree2(floor(measured2.slice(0, STEADY_RUN)), floor(measured2.slice(-STEADY_RUN)));
+    if (!steady || !shifted || perCall.length + measured2.length >= sizes.maxWarmupBlocks) {
+      if (shifted) steady = false;
+      break;
+    }
+    perCall.push(...measured2);
+    if (window2.dumps) for (const file of [...window2.dumps.empty, ...window2.dumps.measured]) rmSync6(file, { force: true });
   }
-  const profiling = profile && counter2 instanceof Counter;
-  let emptyDumps = [];
-  let measured;
-  let dumps;
-  try {
-    if (profiling) counter2.record();
-    overhead = await empty3();
-    if (profiling) emptyDumps = counter2.takeRecorded();
-    if (profiling) counter2.record();
-    measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
-    if (profiling) dumps = { empty: emptyDumps, measured: counter2.takeRecorded(), batch };
-  } finally {
-    if (profiling) counter2.takeRecorded();
+  async function measureWindow() {
+    try {
+      if (profiling) counter2.record();
+      overhead = await empty3();
+      const emptyDumps = profiling ? counter2.takeRecorded() : [];
+      if (profiling) counter2.record();
+      const measured2 = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
+      return { measured: measured2, ...profiling ? { dumps: { empty: emptyDumps, measured: counter2.takeRecorded(), batch } } : {} };
+    } finally {
+      if (profiling) counter2.takeRecorded();
+    }
   }
-  const window2 = measured.reduce((sum3, x) => sum3 + x, 0) / measured.length;
+  const { measured, dumps } = window2;
+  const whole = measured.reduce((sum3, x) => sum3 + x, 0) / measured.length;
   return {
-    instructions: sizes.estimate === "window" ? window2 : median(measured),
+    instructions: sizes.estimate === "window" ? whole : median(measured),
     floor: Math.min(...measured),
-    window: window2,
+    window: whole,
     calls: batch * sizes.measuredBlocks,
     batch,
     warmupBlocks: perCall.length,
@@ -97013,6 +97051,7 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
 // src/measure/counts/server.ts
 var REQUEST_BLOCKS = {
   blockInstructions: 2e7,
+  minWarmupBlocks: 4,
   maxWarmupBlocks: 48,
   minBatch: 256,
   maxBatch: 8192,
@@ -97035,7 +97074,8 @@ function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instr
     );
   const [, env, node, rest] = parts;
   const args = [...callgrindArgs(dumpPrefix, seed, node, figure, { late }), ...SERVER_FLAGS].map(shellWord);
-  return `${env}${shellWord(valgrind)} ${args.join(" ")}${rest}`;
+  const prefix = unrandomized().map((word) => `${shellWord(word)} `).join("");
+  return `${env}${prefix}${shellWord(valgrind)} ${args.join(" ")}${rest}`;
 }
 function npmScript(start, root) {
   const named = /^\s*npm\s+(?:start|(?:run|run-script)\s+([\w:.-]+))\s*$/.exec(start);
@@ -97053,6 +97093,7 @@ function shellWord(word) {
   return /^[\w./=,:@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 function countServer(plan) {
+  unrandomized(plan.log);
   return lateOrFromStart(plan.valgrind, (late) => countServerOnce(plan, late), plan.log, "server");
 }
 async function countServerOnce(plan, late) {
@@ -97200,7 +97241,7 @@ async function countServers(plan) {
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.parallel ?? os13.availableParallelism(), jobs.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.parallel ?? os14.availableParallelism(), jobs.length)) }, worker));
   return plan.benchmarks.map((benchmark) => {
     const own = jobs.filter((job) => job.benchmark === benchmark);
     const processes = own.filter((job) => results.get(job) !== "skipped").length;
@@ -99561,7 +99602,7 @@ function splitByMeasure(micro, inventory, files) {
 }
 
 // src/measure/micro/schedule.ts
-import os14 from "node:os";
+import os15 from "node:os";
 
 // src/measure/micro/allocate.ts
 var PILOT_ROUNDS2 = 3;
@@ -99753,7 +99794,7 @@ async function measureMicro(plan) {
   const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
   const runOne = async (round4, unmeasured, into) => {
     const cpuBefore = sampleCpu();
-    const load1 = os14.loadavg()[0] ?? 0;
+    const load1 = os15.loadavg()[0] ?? 0;
     const taskTimes = allocation?.taskTimeMs;
     const outcomes = [];
     const skipNow = new Set(skip);
@@ -100991,10 +101032,10 @@ async function runGate(options) {
       known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
     }
   });
-  const socketDir = mkdtempSync5(path27.join(os15.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync5(path27.join(os16.tmpdir(), "benchgate-sock-"));
   const removeSocketDir = () => rmSync9(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
-  const loadBefore = os15.loadavg();
+  const loadBefore = os16.loadavg();
   try {
     const { config, policy } = known.chosen;
     const loaded = known.found ? await checkBenchFiles({ config, tree, options }, known.found) : void 0;
@@ -101058,7 +101099,7 @@ async function runGate(options) {
         ),
         ...countsInfo ? { counts: countsInfo, measureMs: (micro?.durationMs ?? 0) + (http5?.durationMs ?? 0) + countsInfo.durationMs } : {}
       },
-      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os15.loadavg() } },
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os16.loadavg() } },
       ...part.shard ? { shard: part.shard } : {},
       ...policy ? { policy } : {},
       ...native ? { nativeCheck: native.info } : {},
@@ -105247,9 +105288,9 @@ function wipeInitialEnvironment(names) {
 }
 
 // src/util/signals.ts
-import os16 from "node:os";
+import os17 from "node:os";
 function signalExitCode(signal) {
-  return 128 + os16.constants.signals[signal];
+  return 128 + os17.constants.signals[signal];
 }
 var SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
 var CRASH_REPORT_MS = 6e4;

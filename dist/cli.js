@@ -34213,7 +34213,7 @@ var require_has_flag = __commonJS({
 var require_supports_colors = __commonJS({
   "node_modules/@colors/colors/lib/system/supports-colors.js"(exports2, module2) {
     "use strict";
-    var os13 = __require("os");
+    var os14 = __require("os");
     var hasFlag = require_has_flag();
     var env = process.env;
     var forceColor = void 0;
@@ -34251,7 +34251,7 @@ var require_supports_colors = __commonJS({
       }
       var min = forceColor ? 1 : 0;
       if (process.platform === "win32") {
-        var osRelease = os13.release().split(".");
+        var osRelease = os14.release().split(".");
         if (Number(process.versions.node.split(".")[0]) >= 8 && Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -36619,7 +36619,7 @@ var require_has_flag2 = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports2, module2) {
     "use strict";
-    var os13 = __require("os");
+    var os14 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag2();
     var { env } = process;
@@ -36667,7 +36667,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os13.release().split(".");
+        const osRelease = os14.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -62634,7 +62634,7 @@ var require_autocannon = __commonJS({
     "use strict";
     var crossArgv = require_cross_argv();
     var fs = __require("fs");
-    var os13 = __require("os");
+    var os14 = __require("os");
     var net3 = __require("net");
     var path29 = __require("path");
     var URL2 = __require("url").URL;
@@ -62889,7 +62889,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path29.join(os13.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path29.join(os14.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -76402,7 +76402,7 @@ import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
 import { mkdirSync as mkdirSync7, mkdtempSync as mkdtempSync6, rmSync as rmSync12, writeFileSync as writeFileSync4 } from "node:fs";
-import os12 from "node:os";
+import os13 from "node:os";
 import path28 from "node:path";
 
 // src/util/format.ts
@@ -76482,7 +76482,7 @@ function formatInterval(change) {
 
 // src/gate/run.ts
 import { mkdtempSync as mkdtempSync5, rmSync as rmSync9 } from "node:fs";
-import os10 from "node:os";
+import os11 from "node:os";
 import path21 from "node:path";
 
 // src/checkout/revisions.ts
@@ -80354,7 +80354,7 @@ import path11 from "node:path";
 
 // src/measure/counts/schedule.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync4 } from "node:fs";
-import os5 from "node:os";
+import os6 from "node:os";
 import path10 from "node:path";
 
 // src/measure/micro/spawn.ts
@@ -80581,6 +80581,7 @@ var INLINED = "(task code inlined into the loop)";
 // src/measure/counts/callgrind.ts
 import { execFile as execFile2, execFileSync as execFileSync3, spawnSync } from "node:child_process";
 import { readFileSync as readFileSync8 } from "node:fs";
+import os5 from "node:os";
 import path9 from "node:path";
 var INSTALL_LINE = "sudo apt-get install -y valgrind";
 function findCallgrind(valgrind = "valgrind") {
@@ -80598,6 +80599,26 @@ function findCallgrind(valgrind = "valgrind") {
   }
 }
 var COUNTED_ENV = { UV_THREADPOOL_SIZE: "1" };
+function unrandomized(log2) {
+  if (setarch === void 0) {
+    const machine = os5.machine();
+    const tried = spawnSync("setarch", [machine, "-R", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 1e4, encoding: "utf8" });
+    setarch = tried.status === 0 ? { prefix: ["setarch", machine, "-R"] } : { prefix: [], refused: (tried.stderr?.trim() || tried.error?.message || `exit ${tried.status}`).slice(0, 300) };
+  }
+  if (setarch.refused !== void 0 && !setarchTold) {
+    setarchTold = true;
+    log2?.(
+      `callgrind: the kernel's address randomization stays on (setarch ${os5.machine()} -R: ${setarch.refused}): counts may differ by a fraction of a percent from run to run; the pairs of a run share their seeds, so verdicts still compare like with like`
+    );
+  }
+  return setarch.prefix;
+}
+function unrandomizedCommand(valgrind, args, log2) {
+  const [file, ...before] = [...unrandomized(log2), valgrind];
+  return { file, args: [...before, ...args] };
+}
+var setarch;
+var setarchTold = false;
 function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "instructions", { names = false, functions = false, late = false } = {}) {
   return [
     "--tool=callgrind",
@@ -80686,10 +80707,10 @@ async function measureCounts(plan) {
       { revision: plan.head, files: files.head, seed }
     ];
   });
-  const temp = mkdtempSync2(path10.join(plan.tempDir ?? os5.tmpdir(), "benchgate-counts-"));
+  const temp = mkdtempSync2(path10.join(plan.tempDir ?? os6.tmpdir(), "benchgate-counts-"));
   const results = /* @__PURE__ */ new Map();
   try {
-    const parallel = Math.max(1, Math.min(plan.parallel ?? os5.availableParallelism(), jobs.length));
+    const parallel = Math.max(1, Math.min(plan.parallel ?? os6.availableParallelism(), jobs.length));
     let next = 0;
     const worker = async () => {
       while (next < jobs.length) {
@@ -80743,8 +80764,11 @@ async function runCounted(job, run) {
       stallTimeoutMs: run.stallTimeoutMs,
       cwd: run.cwd,
       command: {
-        file: run.valgrind,
-        args: callgrindArgs(job.dumpPrefix, run.seed, void 0, job.figure, { names: true, functions: run.functions, late }),
+        ...unrandomizedCommand(
+          run.valgrind,
+          callgrindArgs(job.dumpPrefix, run.seed, void 0, job.figure, { names: true, functions: run.functions, late }),
+          run.log
+        ),
         env: COUNTED_ENV
       },
       leaves: (pid) => [perfMapOf(pid)],
@@ -87484,9 +87508,9 @@ function taskset(args) {
 }
 
 // src/measure/http/pinning.ts
-import os6 from "node:os";
+import os7 from "node:os";
 function pinLoadGenerator(log2, duet = false) {
-  const cores = os6.availableParallelism();
+  const cores = os7.availableParallelism();
   if (cores < 2) {
     log2("CPU pinning skipped: it needs at least 2 cores");
     return void 0;
@@ -87536,12 +87560,12 @@ function measureFor(id, micro) {
 // src/measure/counts/server.ts
 import { existsSync as existsSync7, readFileSync as readFileSync13, rmSync as rmSync7 } from "node:fs";
 import http3 from "node:http";
-import os8 from "node:os";
+import os9 from "node:os";
 import path14 from "node:path";
 
 // src/measure/counts/task.ts
 import { closeSync, existsSync as existsSync6, openSync, readFileSync as readFileSync12, readSync, rmSync as rmSync6 } from "node:fs";
-import os7 from "node:os";
+import os8 from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
 
@@ -87553,10 +87577,12 @@ var BLOCK_INSTRUCTIONS = 1e6;
 var MEASURED_BLOCKS = 7;
 var STEADY_RUN = 2;
 var STEADY_TOLERANCE = 5e-3;
+var MIN_WARMUP_BLOCKS = 10;
 var MAX_WARMUP_BLOCKS = 60;
 var MAX_BLOCK_CALLS = 1 << 24;
 var CALL_BLOCKS = {
   blockInstructions: BLOCK_INSTRUCTIONS,
+  minWarmupBlocks: MIN_WARMUP_BLOCKS,
   maxWarmupBlocks: MAX_WARMUP_BLOCKS,
   minBatch: 1,
   maxBatch: MAX_BLOCK_CALLS,
@@ -87574,7 +87600,7 @@ var Counter = class {
   dumps = 0;
   /** Make callgrind dump the counts since the previous mark; the dump's number. */
   mark() {
-    os7.getPriority();
+    os8.getPriority();
     return ++this.dumps;
   }
   /** The instructions of the segment that dump `n` ended (its file is removed). */
@@ -87674,37 +87700,49 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
     batch = Math.min(sizes.maxBatch, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
   }
   const perCall = [];
+  const floor = (values) => Math.min(...values);
+  const agree2 = (a, b) => Math.abs(a - b) <= sizes.tolerance * Math.min(a, b);
+  const settled2 = () => perCall.length >= Math.max(2 * STEADY_RUN, sizes.minWarmupBlocks) && agree2(floor(perCall.slice(-STEADY_RUN)), floor(perCall.slice(-2 * STEADY_RUN, -STEADY_RUN)));
+  const profiling = profile && counter2 instanceof Counter;
   let steady = false;
-  while (perCall.length < sizes.maxWarmupBlocks) {
-    perCall.push(...(await blocks(STEADY_RUN, batch)).map((spent) => (spent - overhead) / batch));
-    if (perCall.length >= 2 * STEADY_RUN) {
-      const last = Math.min(...perCall.slice(-STEADY_RUN));
-      const before = Math.min(...perCall.slice(-2 * STEADY_RUN, -STEADY_RUN));
-      if (Math.abs(last - before) <= sizes.tolerance * before) {
+  let window2;
+  for (; ; ) {
+    steady = false;
+    while (perCall.length < sizes.maxWarmupBlocks) {
+      perCall.push(...(await blocks(STEADY_RUN, batch)).map((spent) => (spent - overhead) / batch));
+      if (settled2()) {
         steady = true;
         break;
       }
     }
+    window2 = await measureWindow();
+    const { measured: measured2 } = window2;
+    const shifted = !agree2(floor(measured2.slice(0, STEADY_RUN)), floor(measured2.slice(-STEADY_RUN)));
+    if (!steady || !shifted || perCall.length + measured2.length >= sizes.maxWarmupBlocks) {
+      if (shifted) steady = false;
+      break;
+    }
+    perCall.push(...measured2);
+    if (window2.dumps) for (const file of [...window2.dumps.empty, ...window2.dumps.measured]) rmSync6(file, { force: true });
   }
-  const profiling = profile && counter2 instanceof Counter;
-  let emptyDumps = [];
-  let measured;
-  let dumps;
-  try {
-    if (profiling) counter2.record();
-    overhead = await empty3();
-    if (profiling) emptyDumps = counter2.takeRecorded();
-    if (profiling) counter2.record();
-    measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
-    if (profiling) dumps = { empty: emptyDumps, measured: counter2.takeRecorded(), batch };
-  } finally {
-    if (profiling) counter2.takeRecorded();
+  async function measureWindow() {
+    try {
+      if (profiling) counter2.record();
+      overhead = await empty3();
+      const emptyDumps = profiling ? counter2.takeRecorded() : [];
+      if (profiling) counter2.record();
+      const measured2 = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
+      return { measured: measured2, ...profiling ? { dumps: { empty: emptyDumps, measured: counter2.takeRecorded(), batch } } : {} };
+    } finally {
+      if (profiling) counter2.takeRecorded();
+    }
   }
-  const window2 = measured.reduce((sum3, x) => sum3 + x, 0) / measured.length;
+  const { measured, dumps } = window2;
+  const whole = measured.reduce((sum3, x) => sum3 + x, 0) / measured.length;
   return {
-    instructions: sizes.estimate === "window" ? window2 : median(measured),
+    instructions: sizes.estimate === "window" ? whole : median(measured),
     floor: Math.min(...measured),
-    window: window2,
+    window: whole,
     calls: batch * sizes.measuredBlocks,
     batch,
     warmupBlocks: perCall.length,
@@ -87716,6 +87754,7 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
 // src/measure/counts/server.ts
 var REQUEST_BLOCKS = {
   blockInstructions: 2e7,
+  minWarmupBlocks: 4,
   maxWarmupBlocks: 48,
   minBatch: 256,
   maxBatch: 8192,
@@ -87738,7 +87777,8 @@ function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instr
     );
   const [, env, node, rest] = parts;
   const args = [...callgrindArgs(dumpPrefix, seed, node, figure, { late }), ...SERVER_FLAGS].map(shellWord);
-  return `${env}${shellWord(valgrind)} ${args.join(" ")}${rest}`;
+  const prefix = unrandomized().map((word) => `${shellWord(word)} `).join("");
+  return `${env}${prefix}${shellWord(valgrind)} ${args.join(" ")}${rest}`;
 }
 function npmScript(start, root) {
   const named = /^\s*npm\s+(?:start|(?:run|run-script)\s+([\w:.-]+))\s*$/.exec(start);
@@ -87756,6 +87796,7 @@ function shellWord(word) {
   return /^[\w./=,:@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 function countServer(plan) {
+  unrandomized(plan.log);
   return lateOrFromStart(plan.valgrind, (late) => countServerOnce(plan, late), plan.log, "server");
 }
 async function countServerOnce(plan, late) {
@@ -87903,7 +87944,7 @@ async function countServers(plan) {
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.parallel ?? os8.availableParallelism(), jobs.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.parallel ?? os9.availableParallelism(), jobs.length)) }, worker));
   return plan.benchmarks.map((benchmark) => {
     const own = jobs.filter((job) => job.benchmark === benchmark);
     const processes = own.filter((job) => results.get(job) !== "skipped").length;
@@ -90332,7 +90373,7 @@ function splitByMeasure(micro, inventory, files) {
 }
 
 // src/measure/micro/schedule.ts
-import os9 from "node:os";
+import os10 from "node:os";
 
 // src/measure/micro/allocate.ts
 var PILOT_ROUNDS2 = 3;
@@ -90524,7 +90565,7 @@ async function measureMicro(plan) {
   const reserve = (roundMs, done) => confirmationRounds(done) * perRound * confirmProcessMs(roundMs / perRound);
   const runOne = async (round4, unmeasured, into) => {
     const cpuBefore = sampleCpu();
-    const load1 = os9.loadavg()[0] ?? 0;
+    const load1 = os10.loadavg()[0] ?? 0;
     const taskTimes = allocation?.taskTimeMs;
     const outcomes = [];
     const skipNow = new Set(skip);
@@ -91770,10 +91811,10 @@ async function runGate(options) {
       known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
     }
   });
-  const socketDir = mkdtempSync5(path21.join(os10.tmpdir(), "benchgate-sock-"));
+  const socketDir = mkdtempSync5(path21.join(os11.tmpdir(), "benchgate-sock-"));
   const removeSocketDir = () => rmSync9(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
-  const loadBefore = os10.loadavg();
+  const loadBefore = os11.loadavg();
   try {
     const { config, policy } = known.chosen;
     const loaded = known.found ? await checkBenchFiles({ config, tree, options }, known.found) : void 0;
@@ -91837,7 +91878,7 @@ async function runGate(options) {
         ),
         ...countsInfo ? { counts: countsInfo, measureMs: (micro?.durationMs ?? 0) + (http4?.durationMs ?? 0) + countsInfo.durationMs } : {}
       },
-      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os10.loadavg() } },
+      environment: { ...currentEnvironment(), loadAverage: { before: loadBefore, after: os11.loadavg() } },
       ...part.shard ? { shard: part.shard } : {},
       ...policy ? { policy } : {},
       ...native ? { nativeCheck: native.info } : {},
@@ -96284,9 +96325,9 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/signals.ts
-import os11 from "node:os";
+import os12 from "node:os";
 function signalExitCode(signal) {
-  return 128 + os11.constants.signals[signal];
+  return 128 + os12.constants.signals[signal];
 }
 var SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
 var CRASH_REPORT_MS = 6e4;
@@ -98286,7 +98327,7 @@ async function withProgress(io, command, body) {
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
   const history = ["record", "drift", "bisect"].includes(command.kind);
-  const runFolder = history ? mkdtempSync6(path28.join(os12.tmpdir(), "benchgate-installs-")) : void 0;
+  const runFolder = history ? mkdtempSync6(path28.join(os13.tmpdir(), "benchgate-installs-")) : void 0;
   const folder = command.installCache !== void 0 ? path28.resolve(io.cwd, command.installCache) : runFolder;
   const removeFolder = runFolder ? () => rmSync12(runFolder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);

@@ -3522,10 +3522,12 @@ var BLOCK_INSTRUCTIONS = 1e6;
 var MEASURED_BLOCKS = 7;
 var STEADY_RUN = 2;
 var STEADY_TOLERANCE = 5e-3;
+var MIN_WARMUP_BLOCKS = 10;
 var MAX_WARMUP_BLOCKS = 60;
 var MAX_BLOCK_CALLS = 1 << 24;
 var CALL_BLOCKS = {
   blockInstructions: BLOCK_INSTRUCTIONS,
+  minWarmupBlocks: MIN_WARMUP_BLOCKS,
   maxWarmupBlocks: MAX_WARMUP_BLOCKS,
   minBatch: 1,
   maxBatch: MAX_BLOCK_CALLS,
@@ -3667,37 +3669,49 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS, profile = false) {
     batch = Math.min(sizes.maxBatch, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
   }
   const perCall = [];
+  const floor = (values) => Math.min(...values);
+  const agree = (a2, b) => Math.abs(a2 - b) <= sizes.tolerance * Math.min(a2, b);
+  const settled = () => perCall.length >= Math.max(2 * STEADY_RUN, sizes.minWarmupBlocks) && agree(floor(perCall.slice(-STEADY_RUN)), floor(perCall.slice(-2 * STEADY_RUN, -STEADY_RUN)));
+  const profiling = profile && counter instanceof Counter;
   let steady = false;
-  while (perCall.length < sizes.maxWarmupBlocks) {
-    perCall.push(...(await blocks(STEADY_RUN, batch)).map((spent) => (spent - overhead) / batch));
-    if (perCall.length >= 2 * STEADY_RUN) {
-      const last = Math.min(...perCall.slice(-STEADY_RUN));
-      const before = Math.min(...perCall.slice(-2 * STEADY_RUN, -STEADY_RUN));
-      if (Math.abs(last - before) <= sizes.tolerance * before) {
+  let window;
+  for (; ; ) {
+    steady = false;
+    while (perCall.length < sizes.maxWarmupBlocks) {
+      perCall.push(...(await blocks(STEADY_RUN, batch)).map((spent) => (spent - overhead) / batch));
+      if (settled()) {
         steady = true;
         break;
       }
     }
+    window = await measureWindow();
+    const { measured: measured2 } = window;
+    const shifted = !agree(floor(measured2.slice(0, STEADY_RUN)), floor(measured2.slice(-STEADY_RUN)));
+    if (!steady || !shifted || perCall.length + measured2.length >= sizes.maxWarmupBlocks) {
+      if (shifted) steady = false;
+      break;
+    }
+    perCall.push(...measured2);
+    if (window.dumps) for (const file of [...window.dumps.empty, ...window.dumps.measured]) rmSync2(file, { force: true });
   }
-  const profiling = profile && counter instanceof Counter;
-  let emptyDumps = [];
-  let measured;
-  let dumps;
-  try {
-    if (profiling) counter.record();
-    overhead = await empty();
-    if (profiling) emptyDumps = counter.takeRecorded();
-    if (profiling) counter.record();
-    measured = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
-    if (profiling) dumps = { empty: emptyDumps, measured: counter.takeRecorded(), batch };
-  } finally {
-    if (profiling) counter.takeRecorded();
+  async function measureWindow() {
+    try {
+      if (profiling) counter.record();
+      overhead = await empty();
+      const emptyDumps = profiling ? counter.takeRecorded() : [];
+      if (profiling) counter.record();
+      const measured2 = (await blocks(sizes.measuredBlocks, batch)).map((spent) => (spent - overhead) / batch);
+      return { measured: measured2, ...profiling ? { dumps: { empty: emptyDumps, measured: counter.takeRecorded(), batch } } : {} };
+    } finally {
+      if (profiling) counter.takeRecorded();
+    }
   }
-  const window = measured.reduce((sum2, x2) => sum2 + x2, 0) / measured.length;
+  const { measured, dumps } = window;
+  const whole = measured.reduce((sum2, x2) => sum2 + x2, 0) / measured.length;
   return {
-    instructions: sizes.estimate === "window" ? window : median(measured),
+    instructions: sizes.estimate === "window" ? whole : median(measured),
     floor: Math.min(...measured),
-    window,
+    window: whole,
     calls: batch * sizes.measuredBlocks,
     batch,
     warmupBlocks: perCall.length,

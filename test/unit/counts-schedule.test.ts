@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Revision } from '../../src/checkout/revisions.js';
 import { collect, measureCounts, seedOrder, type Job, type Outcome } from '../../src/measure/counts/schedule.js';
+import { unrandomized } from '../../src/measure/counts/callgrind.js';
 
 const RUNNER = fileURLToPath(new URL('../../dist/runner.js', import.meta.url));
 const root = mkdtempSync(path.join(os.tmpdir(), 'benchgate-counts-test-'));
@@ -75,12 +76,16 @@ describe('measureCounts without callgrind answering', () => {
     for (const failure of measured.failures) expect(failure).toMatch(/callgrind wrote no dump at the marker/);
   });
 
-  it("runs every counted process with libuv's pool of one thread (COUNTED_ENV), whatever benchgate's environment says", async () => {
-    // A valgrind that writes down the pool size it was started with: the module graph's reads finish in the order asked
-    // only with one thread (callgrind.ts COUNTED_ENV), so a pool of four here must not reach the process.
+  it("runs every counted process with libuv's pool of one thread (COUNTED_ENV) and the kernel's address randomization off", async () => {
+    // A valgrind that writes down the pool size it was started with and its personality: the module graph's reads
+    // finish in the order asked only with one thread (callgrind.ts COUNTED_ENV), so a pool of four here must not reach
+    // the process; and setarch -R (callgrind.ts unrandomized) sets ADDR_NO_RANDOMIZE (0x0040000) where it works.
     const folder = mkdtempSync(path.join(root, 'env-'));
     const seen = path.join(folder, 'seen');
-    writeFileSync(path.join(folder, 'valgrind'), `#!/bin/sh\necho "pool=$UV_THREADPOOL_SIZE" >> ${seen}\nexec ${fake} "$@"\n`);
+    writeFileSync(
+      path.join(folder, 'valgrind'),
+      `#!/bin/sh\necho "pool=$UV_THREADPOOL_SIZE personality=$(cat /proc/$$/personality)" >> ${seen}\nexec ${fake} "$@"\n`,
+    );
     chmodSync(path.join(folder, 'valgrind'), 0o755);
     const before = process.env.UV_THREADPOOL_SIZE;
     process.env.UV_THREADPOOL_SIZE = '4';
@@ -93,7 +98,9 @@ describe('measureCounts without callgrind answering', () => {
     const pools = readFileSync(seen, 'utf8').trim().split('\n');
     // Two seeds a revision, and the first process started again from its start (no vgdb beside this valgrind).
     expect(pools).toHaveLength(5);
-    expect(new Set(pools)).toEqual(new Set(['pool=1']));
+    // setarch works on this machine (and GitHub's runners); where it is refused, the log says so (unrandomized).
+    expect(unrandomized()).toEqual(['setarch', os.machine(), '-R']);
+    expect(new Set(pools)).toEqual(new Set(['pool=1 personality=00040000']));
   });
 
   it('starts no process after the deadline, and leaves those seeds out of every figure', async () => {

@@ -4,6 +4,7 @@
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { CountedFigure } from '../../config/types.js';
 import { UserError } from '../../util/errors.js';
@@ -39,6 +40,43 @@ export function findCallgrind(valgrind = 'valgrind'): { path: string; version: s
  * capture-setup.ts), and on Node 20 they stay off it (docs/counts.md).
  */
 export const COUNTED_ENV = { UV_THREADPOOL_SIZE: '1' } as const;
+
+/**
+ * What starts valgrind with the kernel's address-space randomization off for it (util-linux's `setarch <machine> -R`,
+ * personality ADDR_NO_RANDOMIZE; it execs valgrind, so the pid is valgrind's): where the kernel puts valgrind moves
+ * where node's memory lies, and code whose cost depends on addresses (hash tables keyed by them, caches that collide
+ * or not) reads another count. A plain node process under callgrind, one task of the suite, the same seed and flags:
+ * 5,160 or 5,138 instructions a call from run to run (two levels, 0.4%); under setarch -R, 4 runs of 4 identical to the
+ * instruction. Where setarch is missing or refused (a container whose seccomp profile forbids that personality), the
+ * log says so once, and valgrind starts as it is: counts then repeat less closely from run to run (docs/counts.md).
+ */
+export function unrandomized(log?: (line: string) => void): string[] {
+  if (setarch === undefined) {
+    const machine = os.machine();
+    const tried = spawnSync('setarch', [machine, '-R', 'true'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000, encoding: 'utf8' });
+    setarch =
+      tried.status === 0
+        ? { prefix: ['setarch', machine, '-R'] }
+        : { prefix: [], refused: (tried.stderr?.trim() || tried.error?.message || `exit ${tried.status}`).slice(0, 300) };
+  }
+  if (setarch.refused !== undefined && !setarchTold) {
+    setarchTold = true;
+    log?.(
+      `callgrind: the kernel's address randomization stays on (setarch ${os.machine()} -R: ${setarch.refused}): counts may differ ` +
+        'by a fraction of a percent from run to run; the pairs of a run share their seeds, so verdicts still compare like with like',
+    );
+  }
+  return setarch.prefix;
+}
+
+/** valgrind with `args`, started through unrandomized's prefix where it works: the file to spawn and its arguments. */
+export function unrandomizedCommand(valgrind: string, args: string[], log?: (line: string) => void): { file: string; args: string[] } {
+  const [file, ...before] = [...unrandomized(log), valgrind];
+  return { file: file!, args: [...before, ...args] };
+}
+
+let setarch: { prefix: string[]; refused?: string } | undefined;
+let setarchTold = false;
 
 /**
  * valgrind's arguments before the runner's path: callgrind, dumping at each `os.getPriority()` (its libuv call is

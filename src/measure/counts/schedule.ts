@@ -10,7 +10,7 @@ import type { Revision, RevisionLabel } from '../../checkout/revisions.js';
 import type { CountedFigure } from '../../config/types.js';
 import { runBenchmarkProcess, type ProcessOutcome } from '../micro/spawn.js';
 import { ID_SEPARATOR, type CountJob, type TaskCount } from '../micro/protocol.js';
-import { callgrindArgs, COUNTED_ENV, instrumentOn, lateOrFromStart, NotInstrumented, perfMapOf } from './callgrind.js';
+import { callgrindArgs, COUNTED_ENV, instrumentOn, lateOrFromStart, NotInstrumented, perfMapOf, unrandomizedCommand } from './callgrind.js';
 
 export interface CountPlan {
   base: Revision;
@@ -169,8 +169,11 @@ export async function runCounted(job: CountJob, run: CountedProcess): Promise<Pr
         stallTimeoutMs: run.stallTimeoutMs,
         cwd: run.cwd,
         command: {
-          file: run.valgrind,
-          args: callgrindArgs(job.dumpPrefix, run.seed, undefined, job.figure, { names: true, functions: run.functions, late }),
+          ...unrandomizedCommand(
+            run.valgrind,
+            callgrindArgs(job.dumpPrefix, run.seed, undefined, job.figure, { names: true, functions: run.functions, late }),
+            run.log,
+          ),
           env: COUNTED_ENV,
         },
         leaves: (pid) => [perfMapOf(pid)],

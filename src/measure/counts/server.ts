@@ -17,7 +17,7 @@ import type { CountedFigure, HttpBenchmarkConfig, HttpRequestConfig } from '../.
 import { messageOf, UserError } from '../../util/errors.js';
 import { formatDuration, formatPath } from '../../util/format.js';
 import { ASSIGNMENTS, ServerProcess, runsNode } from '../http/server.js';
-import { callgrindArgs, COUNTED_ENV, instrumentOn, lateOrFromStart, NotInstrumented } from './callgrind.js';
+import { callgrindArgs, COUNTED_ENV, instrumentOn, lateOrFromStart, NotInstrumented, unrandomized } from './callgrind.js';
 import type { SideCounts } from './schedule.js';
 import { countTask, readDump, type BlockCounter, type BlockSizes, type CountFigures } from './task.js';
 
@@ -32,6 +32,7 @@ import { countTask, readDump, type BlockCounter, type BlockSizes, type CountFigu
  */
 export const REQUEST_BLOCKS: BlockSizes = {
   blockInstructions: 20_000_000,
+  minWarmupBlocks: 4,
   maxWarmupBlocks: 48,
   minBatch: 256,
   maxBatch: 8192,
@@ -85,7 +86,10 @@ export function callgrindCommand(
     );
   const [, env, node, rest] = parts;
   const args = [...callgrindArgs(dumpPrefix, seed, node, figure, { late }), ...SERVER_FLAGS].map(shellWord);
-  return `${env}${shellWord(valgrind)} ${args.join(' ')}${rest}`;
+  const prefix = unrandomized()
+    .map((word) => `${shellWord(word)} `)
+    .join('');
+  return `${env}${prefix}${shellWord(valgrind)} ${args.join(' ')}${rest}`;
 }
 
 /** The script `npm start` or `npm run <name>` runs, from the package.json in `root`; undefined for any other command. */
@@ -132,6 +136,7 @@ export interface ServerCountPlan {
  * slower), and so is every server after it in this run.
  */
 export function countServer(plan: ServerCountPlan): Promise<CountFigures> {
+  unrandomized(plan.log);
   return lateOrFromStart(plan.valgrind, (late) => countServerOnce(plan, late), plan.log, 'server');
 }
 

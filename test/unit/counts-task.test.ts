@@ -1,0 +1,61 @@
+// countTask (src/measure/counts/task.ts) on a task whose cost a call is scripted: a plateau before V8's optimizing
+// compiler takes the task, the compilation's one block, then the optimized level. What callgrind counts is replaced by
+// the script, so every block's figure is known.
+import { describe, expect, it } from 'vitest';
+import { countTask, type BlockCounter } from '../../src/measure/counts/task.js';
+
+/** A task costing `before(block)` a call until call `compiledAt`, one compilation of 20M instructions, then `after`. */
+function scripted(compiledAt: number, before: (block: number) => number, after = 2290) {
+  let made = 0;
+  let calls = 0;
+  let block = 0;
+  const loop = (n: number) => {
+    calls = n;
+  };
+  const counter: BlockCounter = {
+    async blocks(count, run) {
+      const spent: number[] = [];
+      for (let k = 0; k < count; k++) {
+        calls = 0;
+        await run();
+        // The marker's own call: 300 instructions a block.
+        let cost = 300;
+        for (let i = 0; i < calls; i++) cost += made + i < compiledAt ? before(block) : after;
+        if (made < compiledAt && made + calls >= compiledAt) cost += 20_000_000;
+        made += calls;
+        if (calls > 0) block++;
+        spent.push(cost);
+      }
+      return spent;
+    },
+  };
+  return { loop, counter };
+}
+
+describe('countTask', () => {
+  it('counts the level after a compilation that comes once the pairs of blocks agree, whatever their small differences', async () => {
+    // The suite's `relative time`: 3,562-3,595 instructions a call in pairs, a compilation, then 2,290. Steady state was
+    // called after 4, 6 or 8 blocks as the pairs' floors moved by under 1%, so the compilation fell inside the window or
+    // before it, and the same code read 2,290 or 3,570 from run to run.
+    const plateaus = [
+      () => 3562,
+      (block: number) => [3595, 3595, 3575, 3575][block % 4]!,
+      (block: number) => (block < 6 ? [3562, 3562, 3595, 3595, 3562, 3562][block]! : 3562),
+    ];
+    for (const [at, plateau] of plateaus.entries())
+      for (const compiledAt of [6 * 512 + 200, 8 * 512 + 100, 11 * 512 + 300, 14 * 512 + 10]) {
+        const { loop, counter } = scripted(compiledAt, plateau);
+        const figures = await countTask(loop, counter);
+        expect(figures.batch, `plateau ${at}, compiled at call ${compiledAt}`).toBe(512);
+        expect(figures.instructions, `plateau ${at}, compiled at call ${compiledAt}`).toBeCloseTo(2290, 0);
+        expect(figures.steady).toBe(true);
+      }
+  });
+
+  it('says a task whose level still moves at the warm-up bound unsteady', async () => {
+    // A compilation every 7 blocks, each a level lower: no window of 7 blocks lies on one level.
+    const { loop, counter } = scripted(Number.POSITIVE_INFINITY, (block) => 4000 - 20 * Math.floor(block / 3));
+    const figures = await countTask(loop, counter);
+    expect(figures.steady).toBe(false);
+  });
+});
