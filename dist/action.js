@@ -97001,7 +97001,7 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
   const agree2 = (a, b) => Math.abs(a - b) <= sizes.tolerance * Math.min(a, b);
   const settled2 = () => perCall.length >= Math.max(2 * STEADY_RUN, sizes.minWarmupBlocks) && agree2(floor(perCall.slice(-STEADY_RUN)), floor(perCall.slice(-2 * STEADY_RUN, -STEADY_RUN)));
   const profiling = profile && counter2 instanceof Counter;
-  let steady = false;
+  let steady;
   let window2;
   for (; ; ) {
     steady = false;

@@ -3673,7 +3673,7 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS, profile = false) {
   const agree = (a2, b) => Math.abs(a2 - b) <= sizes.tolerance * Math.min(a2, b);
   const settled = () => perCall.length >= Math.max(2 * STEADY_RUN, sizes.minWarmupBlocks) && agree(floor(perCall.slice(-STEADY_RUN)), floor(perCall.slice(-2 * STEADY_RUN, -STEADY_RUN)));
   const profiling = profile && counter instanceof Counter;
-  let steady = false;
+  let steady;
   let window;
   for (; ; ) {
     steady = false;

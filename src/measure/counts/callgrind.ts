@@ -72,7 +72,7 @@ export function unrandomized(log?: (line: string) => void): string[] {
 /** valgrind with `args`, started through unrandomized's prefix where it works: the file to spawn and its arguments. */
 export function unrandomizedCommand(valgrind: string, args: string[], log?: (line: string) => void): { file: string; args: string[] } {
   const [file, ...before] = [...unrandomized(log), valgrind];
-  return { file: file!, args: [...before, ...args] };
+  return { file, args: [...before, ...args] };
 }
 
 let setarch: { prefix: string[]; refused?: string } | undefined;

@@ -319,7 +319,7 @@ export async function countTask(
     perCall.length >= Math.max(2 * STEADY_RUN, sizes.minWarmupBlocks) &&
     agree(floor(perCall.slice(-STEADY_RUN)), floor(perCall.slice(-2 * STEADY_RUN, -STEADY_RUN)));
   const profiling = profile && counter instanceof Counter;
-  let steady = false;
+  let steady: boolean;
   let window: { measured: number[]; dumps?: ProfileDumps };
   for (;;) {
     steady = false;
