@@ -80605,9 +80605,9 @@ function unrandomized(log2) {
     const tried = spawnSync("setarch", [machine, "-R", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 1e4, encoding: "utf8" });
     setarch = tried.status === 0 ? { prefix: ["setarch", machine, "-R"] } : { prefix: [], refused: (tried.stderr?.trim() || tried.error?.message || `exit ${tried.status}`).slice(0, 300) };
   }
-  if (setarch.refused !== void 0 && !setarchTold) {
+  if (setarch.refused !== void 0 && !setarchTold && log2) {
     setarchTold = true;
-    log2?.(
+    log2(
       `callgrind: the kernel's address randomization stays on (setarch ${os5.machine()} -R: ${setarch.refused}): counts may differ by a fraction of a percent from run to run; the pairs of a run share their seeds, so verdicts still compare like with like`
     );
   }
@@ -87717,7 +87717,8 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
     }
     window2 = await measureWindow();
     const { measured: measured2 } = window2;
-    const shifted = !agree2(floor(measured2.slice(0, STEADY_RUN)), floor(measured2.slice(-STEADY_RUN)));
+    const [first, last] = [floor(measured2.slice(0, STEADY_RUN)), floor(measured2.slice(-STEADY_RUN))];
+    const shifted = last < first && !agree2(first, last);
     if (!steady || !shifted || perCall.length + measured2.length >= sizes.maxWarmupBlocks) {
       if (shifted) steady = false;
       break;
@@ -89618,7 +89619,7 @@ function apart(groups, rule) {
 function describeGroups(groups) {
   return groups.map((g2) => ({ change: Math.expm1(median(g2)), rounds: g2.length }));
 }
-var T_BELOW = 12;
+var T_BELOW = 20;
 var NO_SPREAD = 1e-9;
 function pooledSd(groups) {
   const df = groups.reduce((sum3, g2) => sum3 + g2.length - 1, 0);

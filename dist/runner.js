@@ -3686,7 +3686,8 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS, profile = false) {
     }
     window = await measureWindow();
     const { measured: measured2 } = window;
-    const shifted = !agree(floor(measured2.slice(0, STEADY_RUN)), floor(measured2.slice(-STEADY_RUN)));
+    const [first, last] = [floor(measured2.slice(0, STEADY_RUN)), floor(measured2.slice(-STEADY_RUN))];
+    const shifted = last < first && !agree(first, last);
     if (!steady || !shifted || perCall.length + measured2.length >= sizes.maxWarmupBlocks) {
       if (shifted) steady = false;
       break;

@@ -4,8 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import { countTask, type BlockCounter } from '../../src/measure/counts/task.js';
 
-/** A task costing `before(block)` a call until call `compiledAt`, one compilation of 20M instructions, then `after`. */
-function scripted(compiledAt: number, before: (block: number) => number, after = 2290) {
+/**
+ * A task costing `before(block)` a call until call `compiledAt`, one compilation of 20M instructions, then `after`;
+ * every block after the first of a run of blocks (Counter.blocks starts each run after a young collection) pays
+ * `collection` more, as a task that fills the young generation once a block does.
+ */
+function scripted(compiledAt: number, before: (block: number) => number, after = 2290, collection = 0) {
   let made = 0;
   let calls = 0;
   let block = 0;
@@ -22,6 +26,7 @@ function scripted(compiledAt: number, before: (block: number) => number, after =
         let cost = 300;
         for (let i = 0; i < calls; i++) cost += made + i < compiledAt ? before(block) : after;
         if (made < compiledAt && made + calls >= compiledAt) cost += 20_000_000;
+        if (k > 0 && calls > 0) cost += collection;
         made += calls;
         if (calls > 0) block++;
         spent.push(cost);
@@ -37,13 +42,15 @@ describe('countTask', () => {
     // The suite's `relative time`: 3,562-3,595 instructions a call in pairs, a compilation, then 2,290. Steady state was
     // called after 4, 6 or 8 blocks as the pairs' floors moved by under 1%, so the compilation fell inside the window or
     // before it, and the same code read 2,290 or 3,570 from run to run.
+    // 1,026 calls size the block (2 of one call, 2 of 512); then pairs of 512. A compilation at the window's fourth
+    // block (warm-up block 13) leaves its median on the plateau unless the window is measured again.
     const plateaus = [
       () => 3562,
+      (block: number) => [3570, 3570, 3562, 3562][block % 4]!,
       (block: number) => [3595, 3595, 3575, 3575][block % 4]!,
-      (block: number) => (block < 6 ? [3562, 3562, 3595, 3595, 3562, 3562][block]! : 3562),
     ];
     for (const [at, plateau] of plateaus.entries())
-      for (const compiledAt of [6 * 512 + 200, 8 * 512 + 100, 11 * 512 + 300, 14 * 512 + 10]) {
+      for (const compiledAt of [6 * 512 + 200, 8 * 512 + 100, 11 * 512 + 300, 1026 + 13 * 512 + 100, 14 * 512 + 10]) {
         const { loop, counter } = scripted(compiledAt, plateau);
         const figures = await countTask(loop, counter);
         expect(figures.batch, `plateau ${at}, compiled at call ${compiledAt}`).toBe(512);
@@ -57,5 +64,18 @@ describe('countTask', () => {
     const { loop, counter } = scripted(Number.POSITIVE_INFINITY, (block) => 4000 - 20 * Math.floor(block / 3));
     const figures = await countTask(loop, counter);
     expect(figures.steady).toBe(false);
+    // It ran to the warm-up's bound (60 blocks, a window of 7 or a pair short of it at most), not past it by more than a pair.
+    expect(figures.warmupBlocks).toBeGreaterThanOrEqual(53);
+    expect(figures.warmupBlocks).toBeLessThanOrEqual(62);
+  });
+
+  it('settles a task whose later blocks each pay a collection: only a fall is a compilation the window held', async () => {
+    // Every block after the first of a run costs 2% more (a scavenge a block): the window's last blocks read dearer
+    // than its first in every window, which is no level to wait out.
+    const { loop, counter } = scripted(Number.POSITIVE_INFINITY, () => 3000, 3000, 3000 * 512 * 0.02);
+    const figures = await countTask(loop, counter);
+    expect(figures.steady).toBe(true);
+    expect(figures.warmupBlocks).toBeLessThanOrEqual(12);
+    expect(figures.instructions).toBeCloseTo(3060, 0);
   });
 });

@@ -59,9 +59,9 @@ export function unrandomized(log?: (line: string) => void): string[] {
         ? { prefix: ['setarch', machine, '-R'] }
         : { prefix: [], refused: (tried.stderr?.trim() || tried.error?.message || `exit ${tried.status}`).slice(0, 300) };
   }
-  if (setarch.refused !== undefined && !setarchTold) {
+  if (setarch.refused !== undefined && !setarchTold && log) {
     setarchTold = true;
-    log?.(
+    log(
       `callgrind: the kernel's address randomization stays on (setarch ${os.machine()} -R: ${setarch.refused}): counts may differ ` +
         'by a fraction of a percent from run to run; the pairs of a run share their seeds, so verdicts still compare like with like',
     );

@@ -283,8 +283,8 @@ export interface CountFigures {
  * `loop(n)` makes n calls of the task (already warmed by one call and compiled per side, as time mode's loop is).
  * The block grows by powers of two until it holds BLOCK_INSTRUCTIONS (an empty block's cost, the marker's, taken off);
  * blocks then run in pairs, at least minWarmupBlocks, until their floor stops falling (the optimizing compiler is done
- * with the task), and measuredBlocks more are counted. Where the window's first blocks and its last ones lie on two
- * levels (a compilation after the pairs had agreed), the window was warm-up: steady state is looked for after it.
+ * with the task), and measuredBlocks more are counted. Where the window's last blocks lie lower than its first ones (a
+ * compilation after the pairs had agreed), the window was warm-up: steady state is looked for after it.
  */
 export async function countTask(
   loop: (n: number) => unknown,
@@ -331,10 +331,13 @@ export async function countTask(
       }
     }
     window = await measureWindow();
-    // A level the window's first blocks and its last ones do not share (a compilation the warm-up did not wait for):
-    // its blocks were warm-up, and steady state is looked for again after them, within the warm-up's bound.
+    // The window's last blocks on a lower level than its first ones (a compilation the warm-up did not wait for): its
+    // blocks were warm-up, and steady state is looked for again after them, within the warm-up's bound. Only a fall:
+    // collections raise a block's count, and the window's first block starts after a young collection, so a task that
+    // fills the young generation once a block reads its later blocks dearer in every window, and would never settle.
     const { measured } = window;
-    const shifted = !agree(floor(measured.slice(0, STEADY_RUN)), floor(measured.slice(-STEADY_RUN)));
+    const [first, last] = [floor(measured.slice(0, STEADY_RUN)), floor(measured.slice(-STEADY_RUN))];
+    const shifted = last < first && !agree(first, last);
     if (!steady || !shifted || perCall.length + measured.length >= sizes.maxWarmupBlocks) {
       if (shifted) steady = false;
       break;
