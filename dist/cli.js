@@ -87742,7 +87742,7 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
   const whole = measured.reduce((sum3, x) => sum3 + x, 0) / measured.length;
   return {
     instructions: sizes.estimate === "window" ? whole : median(measured),
-    floor: Math.min(...measured),
+    floor: floor(measured),
     window: whole,
     calls: batch * sizes.measuredBlocks,
     batch,
@@ -89608,8 +89608,7 @@ function robustSd(values) {
   return mad > 0 ? mad : sampleStandardDeviation(values);
 }
 function apart(groups, rule) {
-  const df = groups.reduce((sum3, g2) => sum3 + g2.length - 1, 0);
-  const within = Math.sqrt(groups.reduce((sum3, g2) => sum3 + (g2.length - 1) * rule.spread(g2) ** 2, 0) / df);
+  const within = pooled(groups, rule.spread);
   for (let i2 = 1; i2 < groups.length; i2++) {
     const gap = median(groups[i2]) - median(groups[i2 - 1]);
     if (gap < rule.gap || gap < rule.separation * within) return false;
@@ -89621,17 +89620,17 @@ function describeGroups(groups) {
 }
 var T_BELOW = 20;
 var NO_SPREAD = 1e-9;
-function pooledSd(groups) {
+function pooled(groups, spread) {
   const df = groups.reduce((sum3, g2) => sum3 + g2.length - 1, 0);
   if (df <= 0) return 0;
-  return Math.sqrt(groups.reduce((sum3, g2) => sum3 + (g2.length > 1 ? (g2.length - 1) * sampleStandardDeviation(g2) ** 2 : 0), 0) / df);
+  return Math.sqrt(groups.reduce((sum3, g2) => sum3 + (g2.length > 1 ? (g2.length - 1) * spread([...g2]) ** 2 : 0), 0) / df);
 }
-function tTerms(g2, groups) {
+function tTerms(g2, pooledSd) {
   const own = g2.length > 1 ? sampleStandardDeviation([...g2]) : 0;
-  return { centre: mean([...g2]), se: Math.max(own, pooledSd(groups)) / Math.sqrt(g2.length), df: Math.max(1, g2.length - 1) };
+  return { centre: mean([...g2]), se: Math.max(own, pooledSd) / Math.sqrt(g2.length), df: Math.max(1, g2.length - 1) };
 }
-function groupBound(g2, groups, alpha, which) {
-  const { centre, se, df } = tTerms(g2, groups);
+function groupBound(g2, pooledSd, alpha, which) {
+  const { centre, se, df } = tTerms(g2, pooledSd);
   if (g2.length < T_BELOW && se > NO_SPREAD) {
     const t = (0, import_stats_base_dists_t_quantile2.default)(1 - alpha, df);
     return { bound: which === "low" ? centre - t * se : centre + t * se, short: 0 };
@@ -89641,7 +89640,7 @@ function groupBound(g2, groups, alpha, which) {
   return { bound: hodgesLehmannBounds(g2, alpha, alpha)[which], short: 0 };
 }
 function groupRegressionP(g2, groups, budget, lowerIsBetter = false) {
-  const { centre, se, df } = tTerms(g2, groups);
+  const { centre, se, df } = tTerms(g2, pooled(groups, sampleStandardDeviation));
   if (g2.length >= T_BELOW || se <= NO_SPREAD) return regressionNominalP(g2, budget, lowerIsBetter);
   if (!lowerIsBetter && budget >= 1) return 1;
   const limit = lowerIsBetter ? Math.log1p(budget) : Math.log1p(-budget);
@@ -89649,12 +89648,13 @@ function groupRegressionP(g2, groups, budget, lowerIsBetter = false) {
   return lowerIsBetter ? 1 - (0, import_stats_base_dists_t_cdf2.default)(t, df) : (0, import_stats_base_dists_t_cdf2.default)(t, df);
 }
 function holdGroups(change, groups, lowerAlpha, upperAlpha) {
+  const within = pooled(groups, sampleStandardDeviation);
   const side2 = (which) => {
     const alpha = which === "low" ? lowerAlpha : upperAlpha;
     let value = which === "low" ? change.low : change.high;
     let short = 0;
     for (const g2 of groups) {
-      const { bound, short: missed } = groupBound(g2, groups, alpha, which);
+      const { bound, short: missed } = groupBound(g2, within, alpha, which);
       const at2 = Math.expm1(bound);
       if (which === "low" ? at2 < value : at2 > value) [value, short] = [at2, missed];
     }

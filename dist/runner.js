@@ -3711,7 +3711,7 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS, profile = false) {
   const whole = measured.reduce((sum2, x2) => sum2 + x2, 0) / measured.length;
   return {
     instructions: sizes.estimate === "window" ? whole : median(measured),
-    floor: Math.min(...measured),
+    floor: floor(measured),
     window: whole,
     calls: batch * sizes.measuredBlocks,
     batch,

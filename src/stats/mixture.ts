@@ -105,8 +105,7 @@ function robustSd(values: number[]): number {
 }
 
 function apart(groups: number[][], rule: GroupRule): boolean {
-  const df = groups.reduce((sum, g) => sum + g.length - 1, 0);
-  const within = Math.sqrt(groups.reduce((sum, g) => sum + (g.length - 1) * rule.spread(g) ** 2, 0) / df);
+  const within = pooled(groups, rule.spread);
   for (let i = 1; i < groups.length; i++) {
     const gap = median(groups[i]!) - median(groups[i - 1]!);
     if (gap < rule.gap || gap < rule.separation * within) return false;
@@ -135,27 +134,26 @@ const T_BELOW = 20;
 /** A standard error this small (ln) is rounds that repeat exactly, up to floating point. */
 const NO_SPREAD = 1e-9;
 
-/** The spread within the groups, pooled (an SD on the log scale), or 0 where no group has two rounds. */
-function pooledSd(groups: readonly number[][]): number {
+/**
+ * The spread within the groups, pooled over them by their degrees of freedom (each group's `spread`, squared, weighted
+ * by its rounds less one), or 0 where no group has two rounds: how far apart groups are (apart) and a small group's
+ * scale (tTerms).
+ */
+function pooled(groups: readonly (readonly number[])[], spread: (values: number[]) => number): number {
   const df = groups.reduce((sum, g) => sum + g.length - 1, 0);
   if (df <= 0) return 0;
-  return Math.sqrt(groups.reduce((sum, g) => sum + (g.length > 1 ? (g.length - 1) * sampleStandardDeviation(g) ** 2 : 0), 0) / df);
+  return Math.sqrt(groups.reduce((sum, g) => sum + (g.length > 1 ? (g.length - 1) * spread([...g]) ** 2 : 0), 0) / df);
 }
 
-/** A small group's mean, standard error and degrees of freedom for Student's t (T_BELOW). */
-function tTerms(g: readonly number[], groups: readonly number[][]): { centre: number; se: number; df: number } {
+/** A small group's mean, standard error and degrees of freedom for Student's t (T_BELOW), given the pooled SD. */
+function tTerms(g: readonly number[], pooledSd: number): { centre: number; se: number; df: number } {
   const own = g.length > 1 ? sampleStandardDeviation([...g]) : 0;
-  return { centre: mean([...g]), se: Math.max(own, pooledSd(groups)) / Math.sqrt(g.length), df: Math.max(1, g.length - 1) };
+  return { centre: mean([...g]), se: Math.max(own, pooledSd) / Math.sqrt(g.length), df: Math.max(1, g.length - 1) };
 }
 
 /** A group's one-sided bound (ln) at error alpha: Student's t below T_BELOW rounds, else its signed-rank bound. */
-function groupBound(
-  g: readonly number[],
-  groups: readonly number[][],
-  alpha: number,
-  which: 'low' | 'high',
-): { bound: number; short: number } {
-  const { centre, se, df } = tTerms(g, groups);
+function groupBound(g: readonly number[], pooledSd: number, alpha: number, which: 'low' | 'high'): { bound: number; short: number } {
+  const { centre, se, df } = tTerms(g, pooledSd);
   // No spread within any group (rounds that repeat exactly): no scale to test with, so the signed-rank bound stands.
   if (g.length < T_BELOW && se > NO_SPREAD) {
     const t = quantile(1 - alpha, df);
@@ -172,7 +170,7 @@ function groupBound(
  * below T_BELOW rounds, else the signed-rank test (regressionNominalP).
  */
 export function groupRegressionP(g: readonly number[], groups: readonly number[][], budget: number, lowerIsBetter = false): number {
-  const { centre, se, df } = tTerms(g, groups);
+  const { centre, se, df } = tTerms(g, pooled(groups, sampleStandardDeviation));
   if (g.length >= T_BELOW || se <= NO_SPREAD) return regressionNominalP(g, budget, lowerIsBetter);
   if (!lowerIsBetter && budget >= 1) return 1;
   const limit = lowerIsBetter ? Math.log1p(budget) : Math.log1p(-budget);
@@ -191,12 +189,13 @@ export function holdGroups(change: Change, groups: readonly number[][], lowerAlp
   // A bound a group cannot reach at its error leaves no verdict resting on it (compare.ts decide: `unsure`), as its
   // p-value for Holm cannot reach the share either. Only a side an unreached group sets counts: a group of gains that
   // cannot reach its level does not weaken the bound below the others.
+  const within = pooled(groups, sampleStandardDeviation);
   const side = (which: 'low' | 'high') => {
     const alpha = which === 'low' ? lowerAlpha : upperAlpha;
     let value = which === 'low' ? change.low : change.high;
     let short = 0;
     for (const g of groups) {
-      const { bound, short: missed } = groupBound(g, groups, alpha, which);
+      const { bound, short: missed } = groupBound(g, within, alpha, which);
       const at = Math.expm1(bound);
       if (which === 'low' ? at < value : at > value) [value, short] = [at, missed];
     }

@@ -363,7 +363,7 @@ export async function countTask(
   const whole = measured.reduce((sum, x) => sum + x, 0) / measured.length;
   return {
     instructions: sizes.estimate === 'window' ? whole : median(measured),
-    floor: Math.min(...measured),
+    floor: floor(measured),
     window: whole,
     calls: batch * sizes.measuredBlocks,
     batch,
