@@ -13,6 +13,7 @@ import { escapeText, terminalText } from '../report/escape.js';
 import { mergeShards } from '../report/merge.js';
 import { readReport, reportFiles } from '../report/read.js';
 import { describeFailure, messageOf, UserError } from '../util/errors.js';
+import { roundOf } from '../util/format.js';
 import { killAll } from '../util/processes.js';
 import { forgetSecrets, restoreJobFiles } from '../util/secrets.js';
 import { signalExitCode, trapSignals } from '../util/signals.js';
@@ -106,7 +107,7 @@ export async function runAction(deps: ActionDeps): Promise<void> {
       policy: settings.policy,
       profileDir: path.join(settings.reportDir, 'profiles'),
       log: (line: string) => core.info(logLine(line)),
-      onProgress: (p: MeasureProgress) => core.info(`round ${p.round} of ${p.rounds}`),
+      onProgress: (p: MeasureProgress) => core.info(roundOf(p)),
       onCleanup: (cleanup: () => void) => trap.onCleanup(cleanup),
     };
     const history = historyDeps(deps);

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { formatDuration } from '../util/format.js';
+import { formatDuration, roundOf } from '../util/format.js';
 import { calibrate } from '../calibrate.js';
 import { loadConfig } from '../config/load.js';
 import { listBenchmarks } from '../gate/list.js';
@@ -287,7 +287,7 @@ function progressPrinter(stream: NodeJS.WriteStream) {
     update(p: MeasureProgress) {
       const remaining = steady(p);
       const left = p.round > 1 ? ` · ~${formatDuration(remaining)} left` : '';
-      const text = `benchgate: round ${p.round} of ${p.rounds} · ${formatDuration(p.elapsedMs)} elapsed${left}`;
+      const text = `benchgate: ${roundOf(p)} · ${formatDuration(p.elapsedMs)} elapsed${left}`;
       if (stream.isTTY) {
         clear();
         stream.write(text);

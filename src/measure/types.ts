@@ -39,6 +39,12 @@ export interface RoundBlocks {
 export interface MeasureProgress {
   round: number;
   rounds: number;
+  /**
+   * How `rounds` bounds the run, where it is not the plan: 'at least' before the first round has found the tasks (their
+   * number may add rounds: "round 1 of 10" followed by "round 2 of 15" read as a jump), 'at most' past the planned rounds
+   * (adaptive rounds stop as soon as every benchmark is decided).
+   */
+  bound?: 'at least' | 'at most';
   elapsedMs: number;
   remainingMs: number;
 }

@@ -118,3 +118,8 @@ export function verdictWord(verdict: string): string {
 export function formatInterval(change: { estimate: number; low: number; high: number }): string {
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
 }
+
+/** "round 3 of 15", "round 1 of at least 10", "round 16 of at most 40": where the run stands, as a progress line says it. */
+export function roundOf(p: { round: number; rounds: number; bound?: 'at least' | 'at most' | undefined }): string {
+  return `round ${p.round} of ${p.bound ? `${p.bound} ` : ''}${p.rounds}`;
+}

@@ -96,8 +96,10 @@ const plan = {
 describe('countServers', () => {
   it("pairs each revision's figures by seed, in seed order, a server per revision and seed", async () => {
     const started: string[] = [];
+    const lines: string[] = [];
     const [counted] = await countServers({
       ...plan,
+      log: (line) => lines.push(line),
       benchmarks: [fakeLoadTest('todos', { measure: 'counts' })],
       parallel: 1,
       count: async (job: ServerCountPlan) => {
@@ -113,6 +115,10 @@ describe('countServers', () => {
       processes: 6,
     });
     expect(counted!.error).toBeUndefined();
+    // Each server's figure and what its time went to, as it ends.
+    expect(lines).toContain(
+      'counts: http > todos, head under seed 2: 122 instructions a request, after 10 warm-up block(s) of 256 cycle(s) of requests (no steady state), in 0ms',
+    );
   });
 
   it('leaves a seed the time limit did not start at one revision out at both', async () => {

@@ -5,6 +5,7 @@ import { measureMicro, type MicroPlan } from '../../src/measure/micro/schedule.j
 import type { ProcessOutcome } from '../../src/measure/micro/spawn.js';
 import type { BenchmarkSamples } from '../../src/measure/types.js';
 import { UserError } from '../../src/util/errors.js';
+import { roundOf } from '../../src/util/format.js';
 import { decisionRule } from '../../src/stats/decision.js';
 
 /** One look at 95%: the family is the benchmarks that compare. */
@@ -219,6 +220,23 @@ describe('adaptive rounds', () => {
     expect(looks).toEqual([10, 15, 20]);
     expect(result.rounds).toBe(20);
     expect(result.limited).toBe(false);
+  });
+
+  it('says how the rounds in its progress bound the run: at least before the tasks are found, at most past the plan', async () => {
+    // 3 benchmarks: the first round finds them, and they raise the 2 rounds asked for to 6; adaptive rounds up to 12.
+    const shown: string[] = [];
+    await measureMicro(
+      planFor(fakeProcesses(['a', 'b', 'c']), {
+        rounds: 2,
+        onProgress: (p) => shown.push(roundOf(p)),
+        adaptive: adaptive({ maxRounds: 12 }),
+      }),
+    );
+    expect(shown).toEqual([
+      'round 1 of at least 2',
+      ...[2, 3, 4, 5, 6].map((n) => `round ${n} of 6`),
+      ...[7, 8, 9, 10, 11, 12].map((n) => `round ${n} of at most 12`),
+    ]);
   });
 
   it('says which: rounds added up to max-rounds, or none when max-rounds is the planned rounds', async () => {

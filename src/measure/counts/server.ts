@@ -327,7 +327,15 @@ export async function countServers(plan: ServerCountsPlan): Promise<CountedServe
       plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} (a server under callgrind)`);
       const dumpPrefix = path.join(plan.socketDir, `callgrind-server.${index}`);
       try {
-        results.set(job, await count({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix }));
+        const started = now();
+        const figures = await count({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix });
+        results.set(job, figures);
+        // What the server's time went to: a warm-up of many blocks is what makes a counted load test long.
+        plan.log(
+          `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions ` +
+            `a request, after ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests` +
+            `${figures.steady ? '' : ' (no steady state)'}, in ${formatDuration(now() - started)}`,
+        );
       } catch (error) {
         results.set(job, error instanceof Error ? error : new Error(String(error)));
       }

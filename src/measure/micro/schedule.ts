@@ -340,6 +340,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     plan.onProgress?.({
       round: round + 1,
       rounds: target,
+      ...(round === 0 ? { bound: 'at least' as const } : round >= plannedRounds ? { bound: 'at most' as const } : {}),
       elapsedMs: elapsed,
       remainingMs: Math.min(roundMs * (target - round), plan.timeLimitMs - elapsed),
     });
