@@ -86611,6 +86611,9 @@ function verdictWord(verdict) {
 function formatInterval(change) {
   return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
 }
+function roundOf(p) {
+  return `round ${p.round} of ${p.bound ? `${p.bound} ` : ""}${p.rounds}`;
+}
 
 // src/checkout/install.ts
 import { accessSync, constants as constants3 } from "node:fs";
@@ -96877,6 +96880,7 @@ var STEADY_TOLERANCE = 5e-3;
 var MIN_WARMUP_BLOCKS = 10;
 var MAX_WARMUP_BLOCKS = 60;
 var MAX_BLOCK_CALLS = 1 << 24;
+var FULL_COLLECTION = 3;
 var CALL_BLOCKS = {
   blockInstructions: BLOCK_INSTRUCTIONS,
   minWarmupBlocks: MIN_WARMUP_BLOCKS,
@@ -96991,7 +96995,7 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
   for (; ; ) {
     const spent = Math.min(...await blocks(2, batch)) - overhead;
     if (spent < batch && batch >= sizes.maxBatch)
-      return { instructions: 0, floor: 0, window: 0, calls: 2 * batch, batch, warmupBlocks: 0, steady: false };
+      return { instructions: 0, floor: 0, window: 0, fullCollections: 0, calls: 2 * batch, batch, warmupBlocks: 0, steady: false };
     if (spent >= sizes.blockInstructions || batch >= sizes.maxBatch) break;
     const wanted = spent > 0 ? batch * sizes.blockInstructions / spent : batch * 64;
     batch = Math.min(sizes.maxBatch, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
@@ -97036,11 +97040,14 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
     }
   }
   const { measured, dumps } = window2;
-  const whole = measured.reduce((sum3, x) => sum3 + x, 0) / measured.length;
+  const typical = median(measured);
+  const kept = typical > 0 ? measured.filter((x) => x <= FULL_COLLECTION * typical) : measured;
+  const whole = kept.reduce((sum3, x) => sum3 + x, 0) / kept.length;
   return {
-    instructions: sizes.estimate === "window" ? whole : median(measured),
+    instructions: sizes.estimate === "window" ? whole : typical,
     floor: floor(measured),
     window: whole,
+    fullCollections: measured.length - kept.length,
     calls: batch * sizes.measuredBlocks,
     batch,
     warmupBlocks: perCall.length,
@@ -97236,7 +97243,12 @@ async function countServers(plan) {
       plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} (a server under callgrind)`);
       const dumpPrefix = path20.join(plan.socketDir, `callgrind-server.${index}`);
       try {
-        results.set(job, await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix }));
+        const started = now();
+        const figures = await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix });
+        results.set(job, figures);
+        plan.log(
+          `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions a request, after ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests${figures.fullCollections ? `, ${figures.fullCollections} measured block(s) of a full collection left out` : ""}${figures.steady ? "" : " (no steady state)"}, in ${formatDuration(now() - started)}`
+        );
       } catch (error2) {
         results.set(job, error2 instanceof Error ? error2 : new Error(String(error2)));
       }
@@ -99873,6 +99885,7 @@ async function measureMicro(plan) {
     plan.onProgress?.({
       round: round4 + 1,
       rounds: target,
+      ...round4 === 0 ? { bound: "at least" } : round4 >= plannedRounds ? { bound: "at most" } : {},
       elapsedMs: elapsed,
       remainingMs: Math.min(roundMs * (target - round4), plan.timeLimitMs - elapsed)
     });
@@ -106523,7 +106536,7 @@ async function runAction(deps) {
       policy: settings.policy,
       profileDir: path32.join(settings.reportDir, "profiles"),
       log: (line) => core.info(logLine(line)),
-      onProgress: (p) => core.info(`round ${p.round} of ${p.rounds}`),
+      onProgress: (p) => core.info(roundOf(p)),
       onCleanup: (cleanup) => trap.onCleanup(cleanup)
     };
     const history = historyDeps(deps);

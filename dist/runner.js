@@ -3525,6 +3525,7 @@ var STEADY_TOLERANCE = 5e-3;
 var MIN_WARMUP_BLOCKS = 10;
 var MAX_WARMUP_BLOCKS = 60;
 var MAX_BLOCK_CALLS = 1 << 24;
+var FULL_COLLECTION = 3;
 var CALL_BLOCKS = {
   blockInstructions: BLOCK_INSTRUCTIONS,
   minWarmupBlocks: MIN_WARMUP_BLOCKS,
@@ -3663,7 +3664,7 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS, profile = false) {
   for (; ; ) {
     const spent = Math.min(...await blocks(2, batch)) - overhead;
     if (spent < batch && batch >= sizes.maxBatch)
-      return { instructions: 0, floor: 0, window: 0, calls: 2 * batch, batch, warmupBlocks: 0, steady: false };
+      return { instructions: 0, floor: 0, window: 0, fullCollections: 0, calls: 2 * batch, batch, warmupBlocks: 0, steady: false };
     if (spent >= sizes.blockInstructions || batch >= sizes.maxBatch) break;
     const wanted = spent > 0 ? batch * sizes.blockInstructions / spent : batch * 64;
     batch = Math.min(sizes.maxBatch, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
@@ -3708,11 +3709,14 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS, profile = false) {
     }
   }
   const { measured, dumps } = window;
-  const whole = measured.reduce((sum2, x2) => sum2 + x2, 0) / measured.length;
+  const typical = median(measured);
+  const kept = typical > 0 ? measured.filter((x2) => x2 <= FULL_COLLECTION * typical) : measured;
+  const whole = kept.reduce((sum2, x2) => sum2 + x2, 0) / kept.length;
   return {
-    instructions: sizes.estimate === "window" ? whole : median(measured),
+    instructions: sizes.estimate === "window" ? whole : typical,
     floor: floor(measured),
     window: whole,
+    fullCollections: measured.length - kept.length,
     calls: batch * sizes.measuredBlocks,
     batch,
     warmupBlocks: perCall.length,

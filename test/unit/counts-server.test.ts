@@ -77,6 +77,7 @@ const steady = (instructions: number): CountFigures => ({
   instructions,
   floor: instructions,
   window: instructions,
+  fullCollections: 0,
   calls: 1792,
   batch: 256,
   warmupBlocks: 10,

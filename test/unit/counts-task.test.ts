@@ -2,6 +2,7 @@
 // compiler takes the task, the compilation's one block, then the optimized level. What callgrind counts is replaced by
 // the script, so every block's figure is known.
 import { describe, expect, it } from 'vitest';
+import { REQUEST_BLOCKS } from '../../src/measure/counts/server.js';
 import { countTask, type BlockCounter } from '../../src/measure/counts/task.js';
 
 /**
@@ -77,5 +78,42 @@ describe('countTask', () => {
     expect(figures.steady).toBe(true);
     expect(figures.warmupBlocks).toBeLessThanOrEqual(12);
     expect(figures.instructions).toBeCloseTo(3060, 0);
+  });
+
+  it("reads a server's window alike whether or not a full collection falls in it, and keeps its young collections", async () => {
+    // A request of 240k instructions; a young collection every 5th block (1.5 times a block's cost) and a full one
+    // (250M instructions, 4 times a block of 256 requests) once every 40 blocks: a window of 16 holds none or one.
+    const figures: number[] = [];
+    const left: number[] = [];
+    for (const offset of [0, 7, 13, 21, 29, 37]) {
+      let block = 0;
+      let calls = 0;
+      const counter: BlockCounter = {
+        async blocks(count, run) {
+          const spent: number[] = [];
+          for (let k = 0; k < count; k++) {
+            calls = 0;
+            await run();
+            let cost = 300 + calls * 240_000;
+            if (calls > 0) {
+              if (block % 5 === 0) cost += calls * 120_000;
+              if ((block + offset) % 40 === 0) cost += 250_000_000;
+              block++;
+            }
+            spent.push(cost);
+          }
+          return spent;
+        },
+      };
+      const counted = await countTask((n) => (calls = n), counter, REQUEST_BLOCKS);
+      figures.push(counted.instructions);
+      left.push(counted.fullCollections);
+    }
+    // Some windows held a full collection and some did not (else this test shows nothing)...
+    expect(left.some((n) => n > 0) && left.some((n) => n === 0), left.join(' ')).toBe(true);
+    // ... and every one reads the steady cost with its young collections (240k + 120k / 5 = 264k, within the rounding of
+    // which blocks of the window pay one), not 264k + 250M / 4,096 requests (~325k) where a full collection fell inside.
+    for (const figure of figures) expect(figure).toBeGreaterThan(255_000);
+    for (const figure of figures) expect(figure).toBeLessThan(275_000);
   });
 });

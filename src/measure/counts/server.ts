@@ -28,7 +28,8 @@ import { countTask, readDump, type BlockCounter, type BlockSizes, type CountFigu
  * header, once a second): blocks of at least 256 requests and 20 M instructions, up to 48 warm-up blocks, steady within
  * 1%. A framework's collections fall in many blocks (hapi: 119k instructions a request in blocks without one, 205-213k
  * in three of seven with one), so the median of a few blocks flips between the two from process to process: the figure
- * is the window, every instruction of 16 blocks (4,096 requests or more) a request, collections and all.
+ * is the window, every instruction of 16 blocks (4,096 requests or more) a request, young collections and all, less
+ * the blocks of a full collection (task.ts FULL_COLLECTION: a window holds none or one of them).
  */
 export const REQUEST_BLOCKS: BlockSizes = {
   blockInstructions: 20_000_000,
@@ -334,6 +335,7 @@ export async function countServers(plan: ServerCountsPlan): Promise<CountedServe
         plan.log(
           `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions ` +
             `a request, after ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests` +
+            `${figures.fullCollections ? `, ${figures.fullCollections} measured block(s) of a full collection left out` : ''}` +
             `${figures.steady ? '' : ' (no steady state)'}, in ${formatDuration(now() - started)}`,
         );
       } catch (error) {
