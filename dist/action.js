@@ -96880,7 +96880,7 @@ var STEADY_TOLERANCE = 5e-3;
 var MIN_WARMUP_BLOCKS = 10;
 var MAX_WARMUP_BLOCKS = 60;
 var MAX_BLOCK_CALLS = 1 << 24;
-var FULL_COLLECTION = 3;
+var COLLECTION_SHARE = 0.1;
 var CALL_BLOCKS = {
   blockInstructions: BLOCK_INSTRUCTIONS,
   minWarmupBlocks: MIN_WARMUP_BLOCKS,
@@ -96888,6 +96888,7 @@ var CALL_BLOCKS = {
   minBatch: 1,
   maxBatch: MAX_BLOCK_CALLS,
   tolerance: STEADY_TOLERANCE,
+  holdAfterFall: 0,
   measuredBlocks: MEASURED_BLOCKS,
   estimate: "median"
 };
@@ -96995,7 +96996,7 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
   for (; ; ) {
     const spent = Math.min(...await blocks(2, batch)) - overhead;
     if (spent < batch && batch >= sizes.maxBatch)
-      return { instructions: 0, floor: 0, window: 0, fullCollections: 0, calls: 2 * batch, batch, warmupBlocks: 0, steady: false };
+      return { instructions: 0, floor: 0, window: 0, collectionBlocks: 0, calls: 2 * batch, batch, warmupBlocks: 0, steady: false };
     if (spent >= sizes.blockInstructions || batch >= sizes.maxBatch) break;
     const wanted = spent > 0 ? batch * sizes.blockInstructions / spent : batch * 64;
     batch = Math.min(sizes.maxBatch, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
@@ -97003,7 +97004,18 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
   const perCall = [];
   const floor = (values) => Math.min(...values);
   const agree2 = (a, b) => Math.abs(a - b) <= sizes.tolerance * Math.min(a, b);
-  const settled2 = () => perCall.length >= Math.max(2 * STEADY_RUN, sizes.minWarmupBlocks) && agree2(floor(perCall.slice(-STEADY_RUN)), floor(perCall.slice(-2 * STEADY_RUN, -STEADY_RUN)));
+  const lastFall = () => {
+    let lowest2 = Number.POSITIVE_INFINITY;
+    let at2 = 0;
+    for (let end = STEADY_RUN; end <= perCall.length; end += STEADY_RUN) {
+      const pair = floor(perCall.slice(end - STEADY_RUN, end));
+      if (pair >= lowest2) continue;
+      if (lowest2 !== Number.POSITIVE_INFINITY && !agree2(pair, lowest2)) at2 = end;
+      lowest2 = pair;
+    }
+    return at2;
+  };
+  const settled2 = () => perCall.length >= Math.max(2 * STEADY_RUN, sizes.minWarmupBlocks, Math.ceil((1 + sizes.holdAfterFall) * lastFall())) && agree2(floor(perCall.slice(-STEADY_RUN)), floor(perCall.slice(-2 * STEADY_RUN, -STEADY_RUN)));
   const profiling = profile && counter2 instanceof Counter;
   let steady;
   let window2;
@@ -97040,14 +97052,14 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
     }
   }
   const { measured, dumps } = window2;
-  const typical = median(measured);
-  const kept = typical > 0 ? measured.filter((x) => x <= FULL_COLLECTION * typical) : measured;
+  const lowest = floor(measured);
+  const kept = lowest > 0 ? measured.filter((x) => x <= (1 + COLLECTION_SHARE) * lowest) : measured;
   const whole = kept.reduce((sum3, x) => sum3 + x, 0) / kept.length;
   return {
-    instructions: sizes.estimate === "window" ? whole : typical,
-    floor: floor(measured),
+    instructions: sizes.estimate === "window" ? whole : median(measured),
+    floor: lowest,
     window: whole,
-    fullCollections: measured.length - kept.length,
+    collectionBlocks: measured.length - kept.length,
     calls: batch * sizes.measuredBlocks,
     batch,
     warmupBlocks: perCall.length,
@@ -97060,10 +97072,11 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
 var REQUEST_BLOCKS = {
   blockInstructions: 2e7,
   minWarmupBlocks: 4,
-  maxWarmupBlocks: 48,
+  maxWarmupBlocks: 120,
   minBatch: 256,
   maxBatch: 8192,
   tolerance: 0.01,
+  holdAfterFall: 1,
   measuredBlocks: 16,
   estimate: "window"
 };
@@ -97247,7 +97260,7 @@ async function countServers(plan) {
         const figures = await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix });
         results.set(job, figures);
         plan.log(
-          `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions a request, after ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests${figures.fullCollections ? `, ${figures.fullCollections} measured block(s) of a full collection left out` : ""}${figures.steady ? "" : " (no steady state)"}, in ${formatDuration(now() - started)}`
+          `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions a request, after ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ""}${figures.steady ? "" : " (no steady state)"}, in ${formatDuration(now() - started)}`
         );
       } catch (error2) {
         results.set(job, error2 instanceof Error ? error2 : new Error(String(error2)));

@@ -3525,7 +3525,7 @@ var STEADY_TOLERANCE = 5e-3;
 var MIN_WARMUP_BLOCKS = 10;
 var MAX_WARMUP_BLOCKS = 60;
 var MAX_BLOCK_CALLS = 1 << 24;
-var FULL_COLLECTION = 3;
+var COLLECTION_SHARE = 0.1;
 var CALL_BLOCKS = {
   blockInstructions: BLOCK_INSTRUCTIONS,
   minWarmupBlocks: MIN_WARMUP_BLOCKS,
@@ -3533,6 +3533,7 @@ var CALL_BLOCKS = {
   minBatch: 1,
   maxBatch: MAX_BLOCK_CALLS,
   tolerance: STEADY_TOLERANCE,
+  holdAfterFall: 0,
   measuredBlocks: MEASURED_BLOCKS,
   estimate: "median"
 };
@@ -3664,7 +3665,7 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS, profile = false) {
   for (; ; ) {
     const spent = Math.min(...await blocks(2, batch)) - overhead;
     if (spent < batch && batch >= sizes.maxBatch)
-      return { instructions: 0, floor: 0, window: 0, fullCollections: 0, calls: 2 * batch, batch, warmupBlocks: 0, steady: false };
+      return { instructions: 0, floor: 0, window: 0, collectionBlocks: 0, calls: 2 * batch, batch, warmupBlocks: 0, steady: false };
     if (spent >= sizes.blockInstructions || batch >= sizes.maxBatch) break;
     const wanted = spent > 0 ? batch * sizes.blockInstructions / spent : batch * 64;
     batch = Math.min(sizes.maxBatch, Math.max(batch * 2, 2 ** Math.ceil(Math.log2(wanted))));
@@ -3672,7 +3673,18 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS, profile = false) {
   const perCall = [];
   const floor = (values) => Math.min(...values);
   const agree = (a2, b) => Math.abs(a2 - b) <= sizes.tolerance * Math.min(a2, b);
-  const settled = () => perCall.length >= Math.max(2 * STEADY_RUN, sizes.minWarmupBlocks) && agree(floor(perCall.slice(-STEADY_RUN)), floor(perCall.slice(-2 * STEADY_RUN, -STEADY_RUN)));
+  const lastFall = () => {
+    let lowest2 = Number.POSITIVE_INFINITY;
+    let at = 0;
+    for (let end = STEADY_RUN; end <= perCall.length; end += STEADY_RUN) {
+      const pair = floor(perCall.slice(end - STEADY_RUN, end));
+      if (pair >= lowest2) continue;
+      if (lowest2 !== Number.POSITIVE_INFINITY && !agree(pair, lowest2)) at = end;
+      lowest2 = pair;
+    }
+    return at;
+  };
+  const settled = () => perCall.length >= Math.max(2 * STEADY_RUN, sizes.minWarmupBlocks, Math.ceil((1 + sizes.holdAfterFall) * lastFall())) && agree(floor(perCall.slice(-STEADY_RUN)), floor(perCall.slice(-2 * STEADY_RUN, -STEADY_RUN)));
   const profiling = profile && counter instanceof Counter;
   let steady;
   let window;
@@ -3709,14 +3721,14 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS, profile = false) {
     }
   }
   const { measured, dumps } = window;
-  const typical = median(measured);
-  const kept = typical > 0 ? measured.filter((x2) => x2 <= FULL_COLLECTION * typical) : measured;
+  const lowest = floor(measured);
+  const kept = lowest > 0 ? measured.filter((x2) => x2 <= (1 + COLLECTION_SHARE) * lowest) : measured;
   const whole = kept.reduce((sum2, x2) => sum2 + x2, 0) / kept.length;
   return {
-    instructions: sizes.estimate === "window" ? whole : typical,
-    floor: floor(measured),
+    instructions: sizes.estimate === "window" ? whole : median(measured),
+    floor: lowest,
     window: whole,
-    fullCollections: measured.length - kept.length,
+    collectionBlocks: measured.length - kept.length,
     calls: batch * sizes.measuredBlocks,
     batch,
     warmupBlocks: perCall.length,

@@ -25,19 +25,22 @@ import { countTask, readDump, type BlockCounter, type BlockSizes, type CountFigu
  * A server's blocks: a request is 10^4-10^6 instructions, its first ones cost several times its steady ones, and a
  * server reaches its steady state after thousands of requests (a node http server's floor still fell from 104.6k to
  * 101.1k instructions a request between its 4,000th and 8,000th), with timers that run by the wall clock (node's Date
- * header, once a second): blocks of at least 256 requests and 20 M instructions, up to 48 warm-up blocks, steady within
- * 1%. A framework's collections fall in many blocks (hapi: 119k instructions a request in blocks without one, 205-213k
+ * header, once a second): blocks of at least 256 requests and 20 M instructions, up to 120 warm-up blocks, steady within
+ * 1% and only once the level has held for as many blocks as came before its last fall (`fixtures/http-lifecycle` on
+ * Node 24: base's floor fell from 107k to 94k near its 40th block; its head's pairs agreed at 241k from its 20th, and
+ * a seed that stopped there read 265.5k where one that went on read 232.0k, the same code). A framework's collections fall in many blocks (hapi: 119k instructions a request in blocks without one, 205-213k
  * in three of seven with one), so the median of a few blocks flips between the two from process to process: the figure
- * is the window, every instruction of 16 blocks (4,096 requests or more) a request, young collections and all, less
- * the blocks of a full collection (task.ts FULL_COLLECTION: a window holds none or one of them).
+ * is the window, every instruction of 16 blocks (4,096 requests or more) a request, less the blocks that hold a
+ * collection's work (task.ts COLLECTION_SHARE: a window holds a different part of the heap's cycle from seed to seed).
  */
 export const REQUEST_BLOCKS: BlockSizes = {
   blockInstructions: 20_000_000,
   minWarmupBlocks: 4,
-  maxWarmupBlocks: 48,
+  maxWarmupBlocks: 120,
   minBatch: 256,
   maxBatch: 8192,
   tolerance: 0.01,
+  holdAfterFall: 1,
   measuredBlocks: 16,
   estimate: 'window',
 };
@@ -335,7 +338,7 @@ export async function countServers(plan: ServerCountsPlan): Promise<CountedServe
         plan.log(
           `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions ` +
             `a request, after ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests` +
-            `${figures.fullCollections ? `, ${figures.fullCollections} measured block(s) of a full collection left out` : ''}` +
+            `${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ''}` +
             `${figures.steady ? '' : ' (no steady state)'}, in ${formatDuration(now() - started)}`,
         );
       } catch (error) {

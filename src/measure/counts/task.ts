@@ -64,26 +64,33 @@ export interface BlockSizes {
   maxBatch: number;
   /** Steady when the floor of the last blocks is within this of the floor of those before them (relative). */
   tolerance: number;
+  /**
+   * Steady also needs the level to have held for this many times the blocks that came before its last fall (the
+   * floor of all blocks so far falling beyond `tolerance`: a new level): a level that held for 20 blocks after 20 is
+   * no proof that it holds, where a compilation 10,000 requests in makes the next. 0: the pairs alone decide.
+   */
+  holdAfterFall: number;
   /** Blocks counted after steady state. */
   measuredBlocks: number;
   /**
    * The figure: the measured blocks' median (a rare collection in one block does not move it), or their window (every
    * instruction over all of them a call: where collections fall in many blocks, the median flips between blocks
-   * with one and blocks without), less any block of a full collection (FULL_COLLECTION).
+   * with one and blocks without), less the blocks of a collection's work (COLLECTION_SHARE).
    */
   estimate: 'median' | 'window';
 }
 
 /**
- * A measured block over this many times the window's median holds a full collection (a mark-compact of the whole
- * heap), which a window's mean leaves out: a window of 4,096 requests holds none or one of them, so with it in, the
- * same code read whether one fell inside, not its cost. `fixtures/http-lifecycle`'s head on Node 24, the same seed:
- * blocks of 237k-245k instructions a request, young collections' blocks at 1.1-1.6 times that, and one block of
- * 1,312k (5.4 times) that made the window read 330.8k where a run without it read 232k (base: one of 1,183k, 11
- * times its 107k). Young collections fall in many blocks and stay in (hapi's, 1.7-1.8 times). Full collections are
- * what time sees and counts do not weigh (docs/counts.md).
+ * A server's window (BlockSizes.estimate 'window') is the mean of its measured blocks within this share above their
+ * floor: the requests' own work, the blocks that hold a collection's marking or compaction left out. A server's heap
+ * runs a cycle of collections tens of blocks long (`fixtures/http-lifecycle` on Node 24: a mark-compact every 40 blocks
+ * of 256 requests, 5 to 11 times a block's cost, and marking steps at 1.4-1.7 times in the blocks before it), so a
+ * window of 16 blocks holds a different part of it from seed to seed: the same code read 232.2k and 330.8k
+ * instructions a request with all its blocks in (one mark-compact in the second window), 230k and 245.5k with the
+ * mark-compact left out (two marking blocks in the second). Within 10% of the floor: 227k-236k, both. Collections
+ * are what time sees and counts do not weigh in a load test (docs/counts.md).
  */
-export const FULL_COLLECTION = 3;
+export const COLLECTION_SHARE = 0.1;
 
 /** A micro-benchmark task's blocks. */
 export const CALL_BLOCKS: BlockSizes = {
@@ -93,6 +100,7 @@ export const CALL_BLOCKS: BlockSizes = {
   minBatch: 1,
   maxBatch: MAX_BLOCK_CALLS,
   tolerance: STEADY_TOLERANCE,
+  holdAfterFall: 0,
   measuredBlocks: MEASURED_BLOCKS,
   estimate: 'median',
 };
@@ -278,10 +286,10 @@ export interface CountFigures {
   instructions: number;
   /** The fewest instructions per call of one measured block. */
   floor: number;
-  /** Instructions per call over the measured window, young collections included, its full collections' blocks not. */
+  /** Instructions per call over the measured window, the blocks of a collection's work left out (COLLECTION_SHARE). */
   window: number;
-  /** Measured blocks of a full collection, left out of the window (FULL_COLLECTION). */
-  fullCollections: number;
+  /** Measured blocks left out of the window as a collection's work (COLLECTION_SHARE). */
+  collectionBlocks: number;
   calls: number;
   /** Calls per block. */
   batch: number;
@@ -317,7 +325,7 @@ export async function countTask(
     // why, as a server whose requests another process serves, where a primary's timers leave a few instructions), and
     // no warm-up would change it: said now, not after a minute of blocks. (A loop's own step costs more than that.)
     if (spent < batch && batch >= sizes.maxBatch)
-      return { instructions: 0, floor: 0, window: 0, fullCollections: 0, calls: 2 * batch, batch, warmupBlocks: 0, steady: false };
+      return { instructions: 0, floor: 0, window: 0, collectionBlocks: 0, calls: 2 * batch, batch, warmupBlocks: 0, steady: false };
     if (spent >= sizes.blockInstructions || batch >= sizes.maxBatch) break;
     // Powers of two only, so revisions and seeds of near costs land on the same block and collections fall alike;
     // at least double, at most to the power that would hold a block's instructions at this cost.
@@ -327,9 +335,22 @@ export async function countTask(
   const perCall: number[] = [];
   const floor = (values: number[]) => Math.min(...values);
   const agree = (a: number, b: number) => Math.abs(a - b) <= sizes.tolerance * Math.min(a, b);
-  // Steady: the floor of the last pair of blocks within tolerance of the pair's before them, after the fewest warm-up blocks.
+  /** The blocks counted when the floor of all blocks so far last fell beyond tolerance (0: never after the first pair). */
+  const lastFall = () => {
+    let lowest = Number.POSITIVE_INFINITY;
+    let at = 0;
+    for (let end = STEADY_RUN; end <= perCall.length; end += STEADY_RUN) {
+      const pair = floor(perCall.slice(end - STEADY_RUN, end));
+      if (pair >= lowest) continue;
+      if (lowest !== Number.POSITIVE_INFINITY && !agree(pair, lowest)) at = end;
+      lowest = pair;
+    }
+    return at;
+  };
+  // Steady: the floor of the last pair of blocks within tolerance of the pair's before them, after the fewest warm-up
+  // blocks, and the level held long enough after its last fall (BlockSizes.holdAfterFall).
   const settled = () =>
-    perCall.length >= Math.max(2 * STEADY_RUN, sizes.minWarmupBlocks) &&
+    perCall.length >= Math.max(2 * STEADY_RUN, sizes.minWarmupBlocks, Math.ceil((1 + sizes.holdAfterFall) * lastFall())) &&
     agree(floor(perCall.slice(-STEADY_RUN)), floor(perCall.slice(-2 * STEADY_RUN, -STEADY_RUN)));
   const profiling = profile && counter instanceof Counter;
   let steady: boolean;
@@ -373,15 +394,15 @@ export async function countTask(
     }
   }
   const { measured, dumps } = window;
-  const typical = median(measured);
+  const lowest = floor(measured);
   // (A task that costs nothing beyond an empty block has no scale to judge a block by: every block kept.)
-  const kept = typical > 0 ? measured.filter((x) => x <= FULL_COLLECTION * typical) : measured;
+  const kept = lowest > 0 ? measured.filter((x) => x <= (1 + COLLECTION_SHARE) * lowest) : measured;
   const whole = kept.reduce((sum, x) => sum + x, 0) / kept.length;
   return {
-    instructions: sizes.estimate === 'window' ? whole : typical,
-    floor: floor(measured),
+    instructions: sizes.estimate === 'window' ? whole : median(measured),
+    floor: lowest,
     window: whole,
-    fullCollections: measured.length - kept.length,
+    collectionBlocks: measured.length - kept.length,
     calls: batch * sizes.measuredBlocks,
     batch,
     warmupBlocks: perCall.length,
