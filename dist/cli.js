@@ -88280,7 +88280,9 @@ async function countsStage(run, share2, otherFigures, startedAt = run.started) {
   const figures = run.plan.familyFigures ?? compared + otherFigures;
   const level = familyLevel(config.confidence, figures);
   return {
-    benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, [...measured.seeds], config.micro.count)),
+    benchmarks: measured.benchmarks.map(
+      (b) => cutShort(judged(b, budgetFor(b.id, config), level, [...measured.seeds], config.micro.count), measured.skipped)
+    ),
     info,
     figures,
     level
@@ -88337,8 +88339,13 @@ function serverRows(counted, seeds, config, level, log2) {
     const short = skipped.length ? `seed(s) ${skipped.join(", ")} not started within the time limit (${formatDuration(config.timeLimitMs)}): judged on seed(s) ${c.seeds.join(", ") || "none"}, a wider interval; raise time-limit or lower micro.seeds` : void 0;
     if (short) log2(`warning: counts: ${c.benchmark.id}: ${short}`);
     const note = [judgedRow.note, short].filter(Boolean).join("; ");
-    return { ...judgedRow, kind: "http", file: null, ...note ? { note } : {} };
+    return cutShort({ ...judgedRow, kind: "http", file: null, ...note ? { note } : {} }, skipped);
   });
+}
+function cutShort(row, skipped) {
+  if (!skipped.length || row.verdict !== "inconclusive") return row;
+  const why = `unmeasured: the seeds counted leave it open, and seed(s) ${skipped.join(", ")} did not fit in the time limit`;
+  return { ...row, verdict: "unmeasured", beyondBudget: beyondBudget("unmeasured"), note: [row.note, why].filter(Boolean).join("; ") };
 }
 function judged(b, budget, level, seeds, figure, per = "call") {
   if (b.error) return failed(b.id, b.file, b.error);
@@ -89814,14 +89821,14 @@ function analyze(benchmarks, options) {
   });
   const regressionShare = stepDown(pValues, alpha, family).share;
   const otherShare = alpha / Math.max(1, family);
-  const earlyVerdict = (ratios, judge2, cutShort) => {
+  const earlyVerdict = (ratios, judge2, cutShort2) => {
     if (ratios.length < rule.earlyRounds || !ratios.slice(0, rule.earlyRounds).every(Number.isFinite)) return void 0;
     const change = earlyChange(ratios.slice(0, rule.earlyRounds), rule.earlyAlpha(otherShare), rule.earlyAlpha(otherShare));
     const verdict = judge2(change);
     if (verdict !== "regression" && verdict !== "unchanged") return void 0;
     if (ratios.length > rule.earlyRounds) {
       const later = ratios.slice(rule.earlyRounds);
-      if (verdict !== "regression" || !cutShort || !later.every(Number.isFinite) || judge2(pointChange(median([...later]))) !== "regression")
+      if (verdict !== "regression" || !cutShort2 || !later.every(Number.isFinite) || judge2(pointChange(median([...later]))) !== "regression")
         return void 0;
     }
     return { change, verdict };
@@ -89858,7 +89865,7 @@ function analyze(benchmarks, options) {
     const earlyCpu = perCpu ? earlyVerdict(perCpu, (c) => decide(c, budget), shortOfFirstLook) : void 0;
     const gatedOn = perCpu ? gatedFigure(benchmark.logRatios, perCpu, benchmark.requestsNotCost) : void 0;
     const endedEarly = benchmark.endedEarly === true && rounds === rule.earlyRounds;
-    const cutShort = shortOfFirstLook && !endedEarly;
+    const cutShort2 = shortOfFirstLook && !endedEarly;
     const notes = [];
     const regressions = [];
     let raiseTimeLimit;
@@ -89868,12 +89875,12 @@ function analyze(benchmarks, options) {
       if (verdict2 !== "regression") return verdict2;
       if (fresh === void 0) {
         firstSizes.push(ratios ? roundsToConfirm(ratios, budget, rule.confirmationLevel, rule.maxRounds) : Infinity);
-        if (cutShort) {
+        if (cutShort2) {
           const why = `the time limit cut the first group at ${benchmark.logRatios.length} of the ${firstLook.rounds} rounds its first look needs`;
           notes.push(notConfirmed(what, rounds2, first2, why));
           raiseTimeLimit = firstLook.hint;
         }
-        regressions.push(!cutShort);
+        regressions.push(!cutShort2);
         return verdict2;
       }
       if (fresh.length === 0) {
@@ -89943,7 +89950,7 @@ function analyze(benchmarks, options) {
       return Number.isFinite(size) ? { confirmFirst: size } : {};
     };
     const unconfirmedIf = (verdict2) => verdict2 === "regression" && regressions.length > 0 && !regressions.includes(true) ? { unconfirmed: true } : {};
-    if (cutShort && throughput !== "regression" && !gatedEarly) {
+    if (cutShort2 && throughput !== "regression" && !gatedEarly) {
       notes.push(tooFewRounds(rounds, firstLook));
       return {
         ...common,

@@ -84,7 +84,9 @@ export async function countsStage(
   const figures = run.plan.familyFigures ?? compared + otherFigures;
   const level = familyLevel(config.confidence, figures);
   return {
-    benchmarks: measured.benchmarks.map((b) => judged(b, budgetFor(b.id, config), level, [...measured.seeds], config.micro.count)),
+    benchmarks: measured.benchmarks.map((b) =>
+      cutShort(judged(b, budgetFor(b.id, config), level, [...measured.seeds], config.micro.count), measured.skipped),
+    ),
     info,
     figures,
     level,
@@ -172,8 +174,18 @@ export function serverRows(
       : undefined;
     if (short) log(`warning: counts: ${c.benchmark.id}: ${short}`);
     const note = [judgedRow.note, short].filter(Boolean).join('; ');
-    return { ...judgedRow, kind: 'http' as const, file: null, ...(note ? { note } : {}) };
+    return cutShort({ ...judgedRow, kind: 'http' as const, file: null, ...(note ? { note } : {}) }, skipped);
   });
+}
+
+/**
+ * A row the time limit left undecided: seeds it did not start, and the seeds it had leave the interval open. What was
+ * not measured is not a pass: `unmeasured`, which fails the run, as time mode's rounds cut short are (stats/analyze.ts).
+ */
+function cutShort(row: ReportBenchmark, skipped: readonly number[]): ReportBenchmark {
+  if (!skipped.length || row.verdict !== 'inconclusive') return row;
+  const why = `unmeasured: the seeds counted leave it open, and seed(s) ${skipped.join(', ')} did not fit in the time limit`;
+  return { ...row, verdict: 'unmeasured', beyondBudget: beyondBudget('unmeasured'), note: [row.note, why].filter(Boolean).join('; ') };
 }
 
 function judged(

@@ -328,6 +328,24 @@ describe('serverRows (the counted load tests in the report)', () => {
     expect(lines).toEqual([`warning: counts: http > short: ${short!.note}`]);
   });
 
+  it('fails a row the time limit left open, unmeasured, never an inconclusive pass: a seed counted alone says nothing', () => {
+    const [alone, decided] = serverRows(
+      [
+        // A regression under the one seed that fit: no interval from one process.
+        { benchmark: fakeLoadTest('alone'), base: side([100]), head: side([250]), seeds: [1], processes: 3 },
+        { benchmark: fakeLoadTest('decided'), base: side([100, 101]), head: side([150, 152]), seeds: [1, 2], processes: 5 },
+      ],
+      [1, 2, 3],
+      config,
+      0.9,
+      () => undefined,
+    );
+    expect(alone).toMatchObject({ verdict: 'unmeasured', beyondBudget: 'open' });
+    expect(alone!.note).toContain('unmeasured: the seeds counted leave it open, and seed(s) 2, 3 did not fit in the time limit');
+    // Seeds the limit cut that still decide it keep their verdict.
+    expect(decided).toMatchObject({ verdict: 'regression' });
+  });
+
   it("says why a row is undecided when its seeds counted the same code differently, each seed's count as a cell prints it", () => {
     const rows = serverRows(
       [
@@ -347,7 +365,7 @@ describe('serverRows (the counted load tests in the report)', () => {
           seeds: [1, 2, 3],
           processes: 6,
         },
-        // One seed at a revision: no interval at all, whatever the counts.
+        // One seed at a revision: no interval at all, whatever the counts (and the time limit cut the others: unmeasured).
         { benchmark: fakeLoadTest('one seed'), base: side([423.4]), head: side([287, 423.4]), seeds: [1], processes: 3 },
         // A spread that decides the row is no reason to explain it.
         {
@@ -364,7 +382,7 @@ describe('serverRows (the counted load tests in the report)', () => {
       () => undefined,
     );
     const [levels, atBudget, oneSeed, exact] = rows;
-    expect(rows.map((row) => row.verdict)).toEqual(['inconclusive', 'inconclusive', 'inconclusive', 'unchanged']);
+    expect(rows.map((row) => row.verdict)).toEqual(['inconclusive', 'inconclusive', 'unmeasured', 'unchanged']);
     expect(levels!.note).toBe(
       'its seeds counted it differently, up to 48% apart at a revision (instr a request: base 423, 423, 423; head 287, 423, 423 ' +
         'under seeds 1, 2, 3): the code runs on more than one level from process to process, or its work follows the seed or the ' +
