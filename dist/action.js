@@ -97053,7 +97053,8 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
   }
   const { measured, dumps } = window2;
   const lowest = floor(measured);
-  const kept = lowest > 0 ? measured.filter((x) => x <= (1 + COLLECTION_SHARE) * lowest) : measured;
+  const near = lowest > 0 ? measured.filter((x) => x <= (1 + COLLECTION_SHARE) * lowest) : measured;
+  const kept = 2 * near.length >= measured.length ? near : measured;
   const whole = kept.reduce((sum3, x) => sum3 + x, 0) / kept.length;
   return {
     instructions: sizes.estimate === "window" ? whole : median(measured),

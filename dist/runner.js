@@ -3722,7 +3722,8 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS, profile = false) {
   }
   const { measured, dumps } = window;
   const lowest = floor(measured);
-  const kept = lowest > 0 ? measured.filter((x2) => x2 <= (1 + COLLECTION_SHARE) * lowest) : measured;
+  const near = lowest > 0 ? measured.filter((x2) => x2 <= (1 + COLLECTION_SHARE) * lowest) : measured;
+  const kept = 2 * near.length >= measured.length ? near : measured;
   const whole = kept.reduce((sum2, x2) => sum2 + x2, 0) / kept.length;
   return {
     instructions: sizes.estimate === "window" ? whole : median(measured),

@@ -102,6 +102,15 @@ describe('countTask', () => {
     for (const figure of figures) expect(Math.abs(figure / 226_150 - 1), String(figure)).toBeLessThan(0.001);
   });
 
+  it("keeps every block of a window whose blocks mostly lie beyond the floor's share: no collection moves most blocks", async () => {
+    // hapi's head at 6b67d24: blocks on levels of their own, 15 of 16 more than 10% above the lowest. Four levels in
+    // turn, none a collection: the window is all of them (the mean, 227.5k), not the lowest block's luck (180k).
+    const { loop, counter } = serverLike((block, calls) => calls * [180_000, 230_000, 250_000, 250_000][block % 4]!);
+    const counted = await countTask(loop, counter, { ...REQUEST_BLOCKS, holdAfterFall: 0, tolerance: 0.5 });
+    expect(counted.collectionBlocks).toBe(0);
+    expect(counted.instructions).toBeCloseTo(227_500, -2);
+  });
+
   it("waits out a server's level until it has held as long as the warm-up before it, and reads the level after a late fall", async () => {
     // http-lifecycle's head on Node 24: requests fall in cost for 20 blocks, hold at 241k, and fall to 228k after
     // block `late` (a compilation thousands of requests in). Its pairs agree from block 22: a window there read 241k.
