@@ -30,8 +30,9 @@ import { countTask, readDump, type BlockCounter, type BlockSizes, type CountFigu
  * Node 24: base's floor fell from 107k to 94k near its 40th block; its head's pairs agreed at 241k from its 20th, and
  * a seed that stopped there read 265.5k where one that went on read 232.0k, the same code). A framework's collections
  * fall in many blocks (hapi: 119k instructions a request in blocks without one, 205-213k in three of seven with one), so
- * the median of a few blocks flips between the two from process to process: the figure is the window, every instruction of 16 blocks (4,096 requests or more) a request, less the blocks that hold a
- * collection's work (task.ts COLLECTION_SHARE: a window holds a different part of the heap's cycle from seed to seed).
+ * the median of a few blocks flips between the two from process to process: the figure is the window, every
+ * instruction of 16 blocks (4,096 requests or more) a request, less the blocks that hold a collection's work (task.ts
+ * COLLECTION_SHARE: a window holds a different part of the heap's cycle from seed to seed).
  */
 export const REQUEST_BLOCKS: BlockSizes = {
   blockInstructions: 20_000_000,
