@@ -6,14 +6,13 @@ import { REQUEST_BLOCKS } from '../../src/measure/counts/server.js';
 import { countTask, type BlockCounter } from '../../src/measure/counts/task.js';
 
 /**
- * A task costing `before(block)` a call until call `compiledAt`, one compilation of 20M instructions, then `after`;
- * every block after the first of a run of blocks (Counter.blocks starts each run after a young collection) pays
- * `collection` more, as a task that fills the young generation once a block does.
+ * Blocks whose instructions are scripted: `cost(block, calls, first)` for a block of `calls` calls (`block` counts the
+ * blocks that made calls; `first`: the first block of a run, as Counter.blocks starts each run after a young
+ * collection), the marker's own call (300 instructions) on top; an empty block is the marker alone.
  */
-function scripted(compiledAt: number, before: (block: number) => number, after = 2290, collection = 0) {
-  let made = 0;
-  let calls = 0;
+function blocksOf(cost: (block: number, calls: number, first: boolean) => number) {
   let block = 0;
+  let calls = 0;
   const loop = (n: number) => {
     calls = n;
   };
@@ -23,19 +22,28 @@ function scripted(compiledAt: number, before: (block: number) => number, after =
       for (let k = 0; k < count; k++) {
         calls = 0;
         await run();
-        // The marker's own call: 300 instructions a block.
-        let cost = 300;
-        for (let i = 0; i < calls; i++) cost += made + i < compiledAt ? before(block) : after;
-        if (made < compiledAt && made + calls >= compiledAt) cost += 20_000_000;
-        if (k > 0 && calls > 0) cost += collection;
-        made += calls;
-        if (calls > 0) block++;
-        spent.push(cost);
+        spent.push(300 + (calls > 0 ? cost(block++, calls, k === 0) : 0));
       }
       return spent;
     },
   };
   return { loop, counter };
+}
+
+/**
+ * A task costing `before(block)` a call until call `compiledAt`, one compilation of 20M instructions, then `after`;
+ * every block after the first of a run of blocks pays `collection` more, as a task that fills the young generation
+ * once a block does.
+ */
+function scripted(compiledAt: number, before: (block: number) => number, after = 2290, collection = 0) {
+  let made = 0;
+  return blocksOf((block, calls, first) => {
+    let cost = 0;
+    for (let i = 0; i < calls; i++) cost += made + i < compiledAt ? before(block) : after;
+    if (made < compiledAt && made + calls >= compiledAt) cost += 20_000_000;
+    made += calls;
+    return first ? cost : cost + collection;
+  });
 }
 
 describe('countTask', () => {
@@ -87,7 +95,7 @@ describe('countTask', () => {
     const figures: number[] = [];
     const left: number[] = [];
     for (const offset of [0, 5, 13, 21, 29, 37, 39]) {
-      const { loop, counter } = serverLike((block, calls) => {
+      const { loop, counter } = blocksOf((block, calls) => {
         const phase = (block + offset) % 40;
         const request = (block % 2 ? 227_400 : 224_900) * (phase === 37 ? 1.4 : phase === 38 ? 1.7 : 1);
         return calls * request + (phase === 39 ? 250e6 : 0);
@@ -105,7 +113,7 @@ describe('countTask', () => {
   it("keeps every block of a window whose blocks mostly lie beyond the floor's share: no collection moves most blocks", async () => {
     // hapi's head at 6b67d24: blocks on levels of their own, 15 of 16 more than 10% above the lowest. Four levels in
     // turn, none a collection: the window is all of them (the mean, 227.5k), not the lowest block's luck (180k).
-    const { loop, counter } = serverLike((block, calls) => calls * [180_000, 230_000, 250_000, 250_000][block % 4]!);
+    const { loop, counter } = blocksOf((block, calls) => calls * [180_000, 230_000, 250_000, 250_000][block % 4]!);
     const counted = await countTask(loop, counter, { ...REQUEST_BLOCKS, holdAfterFall: 0, tolerance: 0.5 });
     expect(counted.collectionBlocks).toBe(0);
     expect(counted.instructions).toBeCloseTo(227_500, -2);
@@ -117,34 +125,13 @@ describe('countTask', () => {
     const falling = (late: number) => (block: number, calls: number) =>
       calls * (block < 20 ? 241_000 * (1 + (20 - block) / 10) : block < late ? 241_000 : 228_000);
     for (const late of [30, 36, 44]) {
-      const { loop, counter } = serverLike(falling(late));
+      const { loop, counter } = blocksOf(falling(late));
       const counted = await countTask(loop, counter, REQUEST_BLOCKS);
       expect(counted.instructions, `fell at block ${late}`).toBeCloseTo(228_000, -2);
       expect(counted.steady).toBe(true);
     }
     // The pairs alone (holdAfterFall 0) stop on the plateau: what the rule is for.
-    const { loop, counter } = serverLike(falling(44));
+    const { loop, counter } = blocksOf(falling(44));
     expect((await countTask(loop, counter, { ...REQUEST_BLOCKS, holdAfterFall: 0 })).instructions).toBeCloseTo(241_000, -2);
   });
 });
-
-/** A server's blocks: `cost(block, calls)` instructions for a block of `calls` cycles (the marker's 300 on top). */
-function serverLike(cost: (block: number, calls: number) => number) {
-  let block = 0;
-  let calls = 0;
-  const loop = (n: number) => {
-    calls = n;
-  };
-  const counter: BlockCounter = {
-    async blocks(count, run) {
-      const spent: number[] = [];
-      for (let k = 0; k < count; k++) {
-        calls = 0;
-        await run();
-        spent.push(300 + (calls > 0 ? cost(block++, calls) : 0));
-      }
-      return spent;
-    },
-  };
-  return { loop, counter };
-}
