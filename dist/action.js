@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path33 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path34 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path33 && path33[0] !== "/") {
-          path33 = `/${path33}`;
+        if (path34 && path34[0] !== "/") {
+          path34 = `/${path34}`;
         }
-        return new URL(`${origin}${path33}`);
+        return new URL(`${origin}${path34}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path33, origin }
+          request: { method, path: path34, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path33);
+        debuglog("sending request to %s %s/%s", method, origin, path34);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path33, origin },
+          request: { method, path: path34, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path33,
+          path34,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path33, origin }
+          request: { method, path: path34, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path33);
+        debuglog("trailers received from %s %s/%s", method, origin, path34);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path33, origin },
+          request: { method, path: path34, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path33,
+          path34,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path33, origin }
+            request: { method, path: path34, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path33);
+          debuglog("sending request to %s %s/%s", method, origin, path34);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path33,
+        path: path34,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path33 !== "string") {
+        if (typeof path34 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path33[0] !== "/" && !(path33.startsWith("http://") || path33.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path34[0] !== "/" && !(path34.startsWith("http://") || path34.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path33)) {
+        } else if (invalidPathRegex.test(path34)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path33, query) : path33;
+        this.path = query ? buildURL(path34, query) : path34;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path33, host, upgrade, blocking, reset: reset2 } = request2;
+      const { method, path: path34, host, upgrade, blocking, reset: reset2 } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path33} HTTP/1.1\r
+      let header = `${method} ${path34} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path33, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path34, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path33;
+      headers[HTTP2_HEADER_PATH] = path34;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path33 = search ? `${pathname}${search}` : pathname;
+        const path34 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path33;
+        this.opts.path = path34;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path33 = "/",
+          path: path34 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path33;
+        opts.path = origin + path34;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path33) {
-      if (typeof path33 !== "string") {
-        return path33;
+    function safeUrl(path34) {
+      if (typeof path34 !== "string") {
+        return path34;
       }
-      const pathSegments = path33.split("?");
+      const pathSegments = path34.split("?");
       if (pathSegments.length !== 2) {
-        return path33;
+        return path34;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path33, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path33);
+    function matchKey(mockDispatch2, { path: path34, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path34);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path33 }) => matchValue(safeUrl(path33), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path34 }) => matchValue(safeUrl(path34), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path33, method, body, headers, query } = opts;
+      const { path: path34, method, body, headers, query } = opts;
       return {
-        path: path33,
+        path: path34,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path33, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
+          ({ method, path: path34, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path33,
+            Path: path34,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path33) {
-      for (let i2 = 0; i2 < path33.length; ++i2) {
-        const code = path33.charCodeAt(i2);
+    function validateCookiePath(path34) {
+      for (let i2 = 0; i2 < path34.length; ++i2) {
+        const code = path34.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path33 = opts.path;
+          let path34 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path33 = `/${path33}`;
+            path34 = `/${path34}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path33);
+          url = new URL(util.parseOrigin(url).origin + path34);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -24473,8 +24473,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path33) {
-      let input = path33;
+    function removeDotSegments(path34) {
+      let input = path34;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -24548,11 +24548,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path33) {
-      if (path33 === "" || path33[0] === "/") {
-        return removeDotSegments(path33);
+    function removeDotSegmentsRelative(path34) {
+      if (path34 === "" || path34[0] === "/") {
+        return removeDotSegments(path34);
       }
-      const segments = path33.split("/");
+      const segments = path34.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -24915,8 +24915,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path33 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path33 && path33 !== "/" ? path33 : void 0;
+        const path34 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path34 && path34 !== "/" ? path34 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -28374,17 +28374,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path33) {
-      const ctrl = callVisitor(key, node, visitor, path33);
+    function visit_(key, node, visitor, path34) {
+      const ctrl = callVisitor(key, node, visitor, path34);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path33, ctrl);
-        return visit_(key, ctrl, visitor, path33);
+        replaceNode(key, path34, ctrl);
+        return visit_(key, ctrl, visitor, path34);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path33 = Object.freeze(path33.concat(node));
+          path34 = Object.freeze(path34.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path33);
+            const ci = visit_(i2, node.items[i2], visitor, path34);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -28395,13 +28395,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path33 = Object.freeze(path33.concat(node));
-          const ck = visit_("key", node.key, visitor, path33);
+          path34 = Object.freeze(path34.concat(node));
+          const ck = visit_("key", node.key, visitor, path34);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path33);
+          const cv = visit_("value", node.value, visitor, path34);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28422,17 +28422,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path33) {
-      const ctrl = await callVisitor(key, node, visitor, path33);
+    async function visitAsync_(key, node, visitor, path34) {
+      const ctrl = await callVisitor(key, node, visitor, path34);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path33, ctrl);
-        return visitAsync_(key, ctrl, visitor, path33);
+        replaceNode(key, path34, ctrl);
+        return visitAsync_(key, ctrl, visitor, path34);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path33 = Object.freeze(path33.concat(node));
+          path34 = Object.freeze(path34.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path33);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path34);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -28443,13 +28443,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path33 = Object.freeze(path33.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path33);
+          path34 = Object.freeze(path34.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path34);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path33);
+          const cv = await visitAsync_("value", node.value, visitor, path34);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28476,23 +28476,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path33) {
+    function callVisitor(key, node, visitor, path34) {
       if (typeof visitor === "function")
-        return visitor(key, node, path33);
+        return visitor(key, node, path34);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path33);
+        return visitor.Map?.(key, node, path34);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path33);
+        return visitor.Seq?.(key, node, path34);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path33);
+        return visitor.Pair?.(key, node, path34);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path33);
+        return visitor.Scalar?.(key, node, path34);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path33);
+        return visitor.Alias?.(key, node, path34);
       return void 0;
     }
-    function replaceNode(key, path33, node) {
-      const parent = path33[path33.length - 1];
+    function replaceNode(key, path34, node) {
+      const parent = path34[path34.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -29104,10 +29104,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node3 = require_Node();
-    function collectionFromPath(schema2, path33, value) {
+    function collectionFromPath(schema2, path34, value) {
       let v = value;
-      for (let i2 = path33.length - 1; i2 >= 0; --i2) {
-        const k = path33[i2];
+      for (let i2 = path34.length - 1; i2 >= 0; --i2) {
+        const k = path34[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -29126,7 +29126,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path33) => path33 == null || typeof path33 === "object" && !!path33[Symbol.iterator]().next().done;
+    var isEmptyPath = (path34) => path34 == null || typeof path34 === "object" && !!path34[Symbol.iterator]().next().done;
     var Collection2 = class extends Node3.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -29156,11 +29156,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path33, value) {
-        if (isEmptyPath(path33))
+      addIn(path34, value) {
+        if (isEmptyPath(path34))
           this.add(value);
         else {
-          const [key, ...rest] = path33;
+          const [key, ...rest] = path34;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -29174,8 +29174,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path33) {
-        const [key, ...rest] = path33;
+      deleteIn(path34) {
+        const [key, ...rest] = path34;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -29189,8 +29189,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path33, keepScalar) {
-        const [key, ...rest] = path33;
+      getIn(path34, keepScalar) {
+        const [key, ...rest] = path34;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -29208,8 +29208,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path33) {
-        const [key, ...rest] = path33;
+      hasIn(path34) {
+        const [key, ...rest] = path34;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -29219,8 +29219,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path33, value) {
-        const [key, ...rest] = path33;
+      setIn(path34, value) {
+        const [key, ...rest] = path34;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -31735,9 +31735,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path33, value) {
+      addIn(path34, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path33, value);
+          this.contents.addIn(path34, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -31812,14 +31812,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path33) {
-        if (Collection2.isEmptyPath(path33)) {
+      deleteIn(path34) {
+        if (Collection2.isEmptyPath(path34)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path33) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path34) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -31834,10 +31834,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path33, keepScalar) {
-        if (Collection2.isEmptyPath(path33))
+      getIn(path34, keepScalar) {
+        if (Collection2.isEmptyPath(path34))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path33, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path34, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -31848,10 +31848,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path33) {
-        if (Collection2.isEmptyPath(path33))
+      hasIn(path34) {
+        if (Collection2.isEmptyPath(path34))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path33) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path34) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -31868,13 +31868,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path33, value) {
-        if (Collection2.isEmptyPath(path33)) {
+      setIn(path34, value) {
+        if (Collection2.isEmptyPath(path34)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path33), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path34), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path33, value);
+          this.contents.setIn(path34, value);
         }
       }
       /**
@@ -33835,9 +33835,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path33) => {
+    visit.itemAtPath = (cst, path34) => {
       let item = cst;
-      for (const [field, index] of path33) {
+      for (const [field, index] of path34) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -33846,23 +33846,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path33) => {
-      const parent = visit.itemAtPath(cst, path33.slice(0, -1));
-      const field = path33[path33.length - 1][0];
+    visit.parentCollection = (cst, path34) => {
+      const parent = visit.itemAtPath(cst, path34.slice(0, -1));
+      const field = path34[path34.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path33, item, visitor) {
-      let ctrl = visitor(item, path33);
+    function _visit(path34, item, visitor) {
+      let ctrl = visitor(item, path34);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path33.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path34.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -33873,10 +33873,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path33);
+            ctrl = ctrl(item, path34);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path33) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path34) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -35730,8 +35730,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path33) {
-          var pathArray = getPathArray(path33);
+        paths.forEach(function(path34) {
+          var pathArray = getPathArray(path34);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -35745,14 +35745,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path33, appendMode) {
-      if (!path33) {
+    function addExistingPath(array, path34, appendMode) {
+      if (!path34) {
         return;
       }
       if (appendMode) {
-        array.unshift(path33);
+        array.unshift(path34);
       } else {
-        array.push(path33);
+        array.push(path34);
       }
     }
   }
@@ -38702,15 +38702,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path33 = [graph[toModel].parent, toModel];
+      const path34 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path33.unshift(graph[cur].parent);
+        path34.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path33;
+      fn.conversion = path34;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -47536,7 +47536,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path33 = __require("path");
+    var path34 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -47594,7 +47594,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i2 = 0; i2 < numWorkers; i2++) {
-          const worker = new Worker(path33.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path34.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data: data2, error: error2 } = msg;
             if (cmd === "RESULT") {
@@ -56605,11 +56605,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path33) {
-      if (!path33 || typeof path33 !== "string") {
+    function lookup2(path34) {
+      if (!path34 || typeof path34 !== "string") {
         return false;
       }
-      var extension2 = extname2("x." + path33).toLowerCase().substr(1);
+      var extension2 = extname2("x." + path34).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -57749,7 +57749,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path33 = __require("path");
+    var path34 = __require("path");
     var http5 = __require("http");
     var https2 = __require("https");
     var parseUrl2 = __require("url").parse;
@@ -57880,11 +57880,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path33.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path34.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path33.basename(options.filename || value && (value.name || value.path));
+        filename = path34.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn2(value, "httpVersion")) {
-        filename = path33.basename(value.client._httpMessage.path || "");
+        filename = path34.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -58070,15 +58070,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve4, basename: basename4 } = __require("path");
-    var { readFileSync: readFileSync21 } = __require("fs");
+    var { readFileSync: readFileSync22 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error2) {
         try {
-          const path33 = resolve4(string);
-          const data2 = readFileSync21(path33, "utf8");
+          const path34 = resolve4(string);
+          const data2 = readFileSync22(path34, "utf8");
           return JSON.parse(data2);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -58092,14 +58092,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path33 = obj[key] && obj[key].path;
-            if (!path33) {
+            const path34 = obj[key] && obj[key].path;
+            if (!path34) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync21(path33);
+            const buffer = readFileSync22(path34);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename4(path33)
+              filename: basename4(path34)
             }, opts));
             break;
           }
@@ -60420,14 +60420,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path33) {
-      if (typeof path33 === "string") {
+    function safeRequire(path34) {
+      if (typeof path34 === "string") {
         try {
-          return __require(path33);
+          return __require(path34);
         } catch (err) {
         }
       }
-      return path33;
+      return path34;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -62908,7 +62908,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path33 = reqData.path;
+        const path34 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -62919,7 +62919,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path33} HTTP/1.1`
+          `${method} ${path34} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -64967,7 +64967,7 @@ var require_autocannon = __commonJS({
     var fs3 = __require("fs");
     var os18 = __require("os");
     var net3 = __require("net");
-    var path33 = __require("path");
+    var path34 = __require("path");
     var URL2 = __require("url").URL;
     var spawn4 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -65082,7 +65082,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs3.readFileSync(path33.join(__dirname, "help.txt"), "utf8");
+        const help = fs3.readFileSync(path34.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -65196,7 +65196,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path33.join(__dirname, "lib/preload"));
+        alterPath.unshift(path34.join(__dirname, "lib/preload"));
         const proc = spawn4(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -65220,7 +65220,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path33.join(os18.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path34.join(os18.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -65498,8 +65498,8 @@ var require_utils4 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path33, { windows } = {}) => {
-      const segs = path33.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path34, { windows } = {}) => {
+      const segs = path34.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -81018,8 +81018,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path33 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path33} does not exist${EOL6}`);
+        const path34 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path34} does not exist${EOL6}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -85313,7 +85313,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path33) => path33.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path34) => path34.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -85474,8 +85474,8 @@ throttling.VERSION = VERSION8;
 throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
-import { existsSync as existsSync15, mkdirSync as mkdirSync6, readFileSync as readFileSync20, writeFileSync as writeFileSync3 } from "node:fs";
-import path32 from "node:path";
+import { existsSync as existsSync15, mkdirSync as mkdirSync6, readFileSync as readFileSync21, writeFileSync as writeFileSync4 } from "node:fs";
+import path33 from "node:path";
 
 // src/checkout/git.ts
 import { execFile, execFileSync } from "node:child_process";
@@ -86527,15 +86527,15 @@ function position(doc, lines, segments, key) {
 }
 
 // src/gate/run.ts
-import { mkdtempSync as mkdtempSync5, rmSync as rmSync9 } from "node:fs";
+import { mkdtempSync as mkdtempSync5, rmSync as rmSync10 } from "node:fs";
 import os16 from "node:os";
-import path27 from "node:path";
+import path28 from "node:path";
 
 // src/checkout/revisions.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
-import { cpSync as cpSync2, existsSync as existsSync5, mkdirSync as mkdirSync2, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
+import { cpSync as cpSync2, existsSync as existsSync5, mkdirSync as mkdirSync2, realpathSync, rmSync as rmSync3 } from "node:fs";
 import os6 from "node:os";
-import path10 from "node:path";
+import path11 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -86599,11 +86599,11 @@ function formatDuration(ms) {
   const [minutes, seconds] = [Math.floor(total / 60), total % 60];
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path33, width = 60) {
-  if (path33.length <= width) return path33;
+function formatPath(path34, width = 60) {
+  if (path34.length <= width) return path34;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path33.slice(0, start)}\u2026${path33.slice(path33.length - (keep - start))} (${path33.length} characters)`;
+  return `${path34.slice(0, start)}\u2026${path34.slice(path34.length - (keep - start))} (${path34.length} characters)`;
 }
 function verdictWord(verdict) {
   return verdict === "within-budget" ? "within budget" : verdict;
@@ -86615,14 +86615,56 @@ function roundOf(p) {
   return `round ${p.round} of ${p.bound ? `${p.bound} ` : ""}${p.rounds}`;
 }
 
+// src/checkout/folder.ts
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync as readFileSync4, renameSync, rmSync, writeFileSync } from "node:fs";
+import path8 from "node:path";
+var CLAIM_FILE = "benchgate.pid";
+function claimFolder(key, tmp, abandon) {
+  const stable = path8.join(tmp, `benchgate-${createHash("sha256").update(key).digest("hex").slice(0, 12)}`);
+  const claim = () => {
+    const made = mkdtempSync(path8.join(tmp, "benchgate-"));
+    writeFileSync(path8.join(made, CLAIM_FILE), `${process.pid}
+`);
+    try {
+      renameSync(made, stable);
+      return void 0;
+    } catch {
+      return made;
+    }
+  };
+  let own = claim();
+  if (own === void 0) return { path: stable, stable: true };
+  if (holderLives(stable)) return { path: own, stable: false };
+  rmSync(own, { recursive: true, force: true });
+  abandon(stable);
+  own = claim();
+  return own === void 0 ? { path: stable, stable: true } : { path: own, stable: false };
+}
+function holderLives(folder) {
+  let pid;
+  try {
+    pid = Number.parseInt(readFileSync4(path8.join(folder, CLAIM_FILE), "utf8"), 10);
+  } catch {
+    return true;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error2) {
+    return error2.code !== "ESRCH";
+  }
+}
+
 // src/checkout/install.ts
 import { accessSync, constants as constants3 } from "node:fs";
-import path9 from "node:path";
+import path10 from "node:path";
 
 // src/checkout/reuse.ts
-import { createHash, randomBytes as randomBytes2 } from "node:crypto";
-import { cpSync, existsSync as existsSync4, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync4, renameSync, rmSync, statSync, utimesSync } from "node:fs";
-import path8 from "node:path";
+import { createHash as createHash2, randomBytes as randomBytes2 } from "node:crypto";
+import { cpSync, existsSync as existsSync4, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync5, renameSync as renameSync2, rmSync as rmSync2, statSync, utimesSync } from "node:fs";
+import path9 from "node:path";
 var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"];
 var OWN_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
 var DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
@@ -86630,7 +86672,7 @@ var RESOLUTION_FIELDS = ["overrides", "resolutions", "pnpm", "packageManager", "
 var SETTINGS_FILES = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"];
 var KEEP = 8;
 function filesIn(root) {
-  return (file) => existsSync4(path8.join(root, file)) ? readFileSync4(path8.join(root, file)) : void 0;
+  return (file) => existsSync4(path9.join(root, file)) ? readFileSync5(path9.join(root, file)) : void 0;
 }
 var INSTALL_FILES = ["package.json", ...LOCKFILES, ...SETTINGS_FILES];
 function installKey(root, command) {
@@ -86660,7 +86702,7 @@ function installKeyOf(read, command) {
     for (const [name2, spec] of Object.entries(deps))
       if (typeof spec === "string" && /^(file:|link:|\.{0,2}\/)/.test(spec)) return { key: void 0, reason: `'${name2}' from ${spec}` };
   }
-  const hash = createHash("sha256");
+  const hash = createHash2("sha256");
   const part = (text2) => {
     hash.update(text2);
     hash.update("\0");
@@ -86696,43 +86738,43 @@ var Installs = class {
     const known = this.seen.get(key);
     if (known && existsSync4(known.from)) return known;
     if (!this.folder || key.startsWith("run-")) return void 0;
-    const kept = path8.join(this.folder, key, "node_modules");
+    const kept = path9.join(this.folder, key, "node_modules");
     if (!existsSync4(kept)) return void 0;
     const now = /* @__PURE__ */ new Date();
-    utimesSync(path8.join(this.folder, key), now, now);
+    utimesSync(path9.join(this.folder, key), now, now);
     return { from: kept, what: `an earlier run, kept in ${this.folder}` };
   }
   /** Put a copy of a known install in `root`. */
   restore(found, root) {
-    cpSync(found.from, path8.join(root, "node_modules"), { recursive: true, verbatimSymlinks: true });
+    cpSync(found.from, path9.join(root, "node_modules"), { recursive: true, verbatimSymlinks: true });
   }
   /** `root`'s node_modules was installed for `key` (by `what`, for the log of a later reuse); `acrossRuns`: it may be kept for later runs. */
   remember(key, root, what, acrossRuns = true) {
-    const installed = path8.join(root, "node_modules");
+    const installed = path9.join(root, "node_modules");
     if (!existsSync4(installed)) return;
     const folder = acrossRuns ? this.folder : this.runFolder;
     if (!folder) {
       this.seen.set(key, { from: installed, what });
       return;
     }
-    const entry = path8.join(folder, key);
+    const entry = path9.join(folder, key);
     if (existsSync4(entry)) return;
-    const partial = path8.join(folder, `.${key}.${randomBytes2(4).toString("hex")}`);
+    const partial = path9.join(folder, `.${key}.${randomBytes2(4).toString("hex")}`);
     mkdirSync(partial, { recursive: true });
     try {
-      cpSync(installed, path8.join(partial, "node_modules"), { recursive: true, verbatimSymlinks: true });
-      renameSync(partial, entry);
-      this.seen.set(key, { from: path8.join(entry, "node_modules"), what });
+      cpSync(installed, path9.join(partial, "node_modules"), { recursive: true, verbatimSymlinks: true });
+      renameSync2(partial, entry);
+      this.seen.set(key, { from: path9.join(entry, "node_modules"), what });
     } catch {
     } finally {
-      rmSync(partial, { recursive: true, force: true });
+      rmSync2(partial, { recursive: true, force: true });
     }
     if (folder === this.folder) this.evict(folder);
   }
   /** Keep the KEEP most recently used entries of the folder. */
   evict(folder) {
-    const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path8.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
-    for (const { name: name2 } of entries.slice(KEEP)) rmSync(path8.join(folder, name2), { recursive: true, force: true });
+    const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path9.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
+    for (const { name: name2 } of entries.slice(KEEP)) rmSync2(path9.join(folder, name2), { recursive: true, force: true });
   }
 };
 
@@ -86809,10 +86851,10 @@ function hasDependencies(read) {
   });
 }
 function isOnPath(command) {
-  for (const dir of (process.env.PATH ?? "").split(path9.delimiter)) {
+  for (const dir of (process.env.PATH ?? "").split(path10.delimiter)) {
     if (!dir) continue;
     try {
-      accessSync(path9.join(dir, command), constants3.X_OK);
+      accessSync(path10.join(dir, command), constants3.X_OK);
       return true;
     } catch {
     }
@@ -86824,10 +86866,15 @@ function isOnPath(command) {
 async function checkout(options) {
   const run = options.git ?? git;
   const repoRoot = await findRepoRoot(run, options.cwd);
-  const projectDir = path10.relative(repoRoot, realpathSync(options.cwd));
+  const projectDir = path11.relative(repoRoot, realpathSync(options.cwd));
   const baseSha = await resolveRef(run, repoRoot, options.base, "--base");
   const headSha = options.head === void 0 ? await resolveRef(run, repoRoot, "HEAD", "HEAD") : await resolveRef(run, repoRoot, options.head, "--head");
-  const temp = mkdtempSync(path10.join(os6.tmpdir(), "benchgate-"));
+  const folder = claimFolder(repoRoot, os6.tmpdir(), (stale) => removeWorktrees(repoRoot, worktreesIn(stale), stale));
+  if (!folder.stable)
+    options.log(
+      `checkout: ${folder.path}, a folder of this run's own (another run of this repository holds its usual one): counts may read other figures than in a run there`
+    );
+  const temp = folder.path;
   const created = [];
   const dispose = () => {
     forget?.();
@@ -86836,7 +86883,7 @@ async function checkout(options) {
   const forget = options.onCleanup?.(dispose);
   try {
     const addWorktree = async (label2, sha) => {
-      const dir = path10.join(temp, label2);
+      const dir = path11.join(temp, label2);
       await run(["worktree", "add", "--detach", "--force", dir, sha], repoRoot);
       created.push(dir);
       return dir;
@@ -86846,7 +86893,7 @@ async function checkout(options) {
       label: "base",
       ref: options.base,
       sha: baseSha,
-      root: path10.join(baseTree, projectDir),
+      root: path11.join(baseTree, projectDir),
       worktree: baseTree,
       dirty: false
     };
@@ -86855,7 +86902,7 @@ async function checkout(options) {
       head = await describeWorkingTree(run, options.cwd, headSha);
     } else {
       const headTree = await addWorktree("head", headSha);
-      head = { label: "head", ref: options.head, sha: headSha, root: path10.join(headTree, projectDir), worktree: headTree, dirty: false };
+      head = { label: "head", ref: options.head, sha: headSha, root: path11.join(headTree, projectDir), worktree: headTree, dirty: false };
     }
     await options.beforeInstall?.({ base: base2, head });
     const installs = options.installs ?? new Installs();
@@ -86898,7 +86945,7 @@ var DEFAULT_COMMAND_TIMEOUT_MS = 15 * 6e4;
 async function prepare(revision, options, installs) {
   const describe2 = `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`;
   if (!existsSync5(revision.root)) {
-    throw new UserError(`The project directory ${path10.basename(revision.root)} does not exist in ${describe2}.`);
+    throw new UserError(`The project directory ${path11.basename(revision.root)} does not exist in ${describe2}.`);
   }
   const install = revision.worktree === void 0 ? void 0 : options.install === void 0 ? detectInstall(revision.root) : options.install || void 0;
   for (const [step, command] of [
@@ -86950,7 +86997,7 @@ async function installPackages(revision, options, describe2) {
     return;
   }
   for (const dir of options.packages?.(revision) ?? []) {
-    const folder = path10.join(revision.root, dir);
+    const folder = path11.join(revision.root, dir);
     const command = detectInstall(folder);
     if (!command) continue;
     options.log(`install ${revision.label}: ${dir}/, the package its bench files are in: ${command}`);
@@ -86975,13 +87022,13 @@ async function copyPrepared(run, base2, head, log2) {
   ];
   let how = "linked";
   for (const entry of entries) {
-    const from = path10.join(base2.worktree, entry);
-    const to = path10.join(head.worktree, entry);
-    mkdirSync2(path10.dirname(to), { recursive: true });
+    const from = path11.join(base2.worktree, entry);
+    const to = path11.join(head.worktree, entry);
+    mkdirSync2(path11.dirname(to), { recursive: true });
     try {
       execFileSync2("cp", ["-al", "--no-target-directory", from, to], { stdio: "ignore" });
     } catch {
-      rmSync2(to, { recursive: true, force: true });
+      rmSync3(to, { recursive: true, force: true });
       cpSync2(from, to, { recursive: true, force: true, verbatimSymlinks: true });
       how = "copied";
     }
@@ -86997,32 +87044,33 @@ function restore(installs, key, root) {
     installs.restore(found, root);
     return found.what;
   } catch {
-    rmSync2(path10.join(root, "node_modules"), { recursive: true, force: true });
+    rmSync3(path11.join(root, "node_modules"), { recursive: true, force: true });
     return void 0;
   }
 }
 function indent(text2) {
   return text2 ? text2.split("\n").map((line) => `  ${line}`).join("\n") : "  (no output)";
 }
+var worktreesIn = (folder) => ["base", "head"].map((label2) => path11.join(folder, label2));
 function removeWorktrees(repoRoot, dirs, temp) {
   for (const dir of dirs.splice(0)) gitSync(["worktree", "remove", "--force", "--force", dir], repoRoot);
-  rmSync2(temp, { recursive: true, force: true });
+  rmSync3(temp, { recursive: true, force: true });
   gitSync(["worktree", "prune"], repoRoot);
 }
 
 // src/measure/micro/conventions.ts
-import { existsSync as existsSync6, readFileSync as readFileSync6, readdirSync as readdirSync3 } from "node:fs";
-import path12 from "node:path";
+import { existsSync as existsSync6, readFileSync as readFileSync7, readdirSync as readdirSync3 } from "node:fs";
+import path13 from "node:path";
 
 // src/util/manifest.ts
-import { readFileSync as readFileSync5, statSync as statSync2 } from "node:fs";
-import path11 from "node:path";
+import { readFileSync as readFileSync6, statSync as statSync2 } from "node:fs";
+import path12 from "node:path";
 function isFile(file) {
   return statSync2(file, { throwIfNoEntry: false })?.isFile() === true;
 }
 function manifestScripts(root) {
   try {
-    const scripts = JSON.parse(readFileSync5(path11.join(root, "package.json"), "utf8")).scripts;
+    const scripts = JSON.parse(readFileSync6(path12.join(root, "package.json"), "utf8")).scripts;
     if (typeof scripts !== "object" || scripts === null) return {};
     return Object.fromEntries(Object.entries(scripts).filter((entry) => typeof entry[1] === "string"));
   } catch {
@@ -87030,10 +87078,10 @@ function manifestScripts(root) {
   }
 }
 function nearestManifest(file, accept) {
-  for (let dir = path11.dirname(file); dir !== path11.dirname(dir); dir = path11.dirname(dir)) {
+  for (let dir = path12.dirname(file); dir !== path12.dirname(dir); dir = path12.dirname(dir)) {
     let manifest2;
     try {
-      manifest2 = JSON.parse(readFileSync5(path11.join(dir, "package.json"), "utf8"));
+      manifest2 = JSON.parse(readFileSync6(path12.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -87069,12 +87117,12 @@ function filesOfScripts(root) {
     for (const segment of command.split(/&&|\|\||;|\|/)) {
       const words = segment.trim().split(/\s+/);
       if (words[0] === "cd" && words[1]) {
-        cwd = path12.posix.join(cwd, words[1]);
+        cwd = path13.posix.join(cwd, words[1]);
         continue;
       }
       if (words[0] !== "node") continue;
       const target = scriptOf(words.slice(1));
-      const file = target && resolveScriptFile(root, path12.posix.join(cwd, target));
+      const file = target && resolveScriptFile(root, path13.posix.join(cwd, target));
       if (file) files.add(file);
     }
     if (files.size > before) named.push(`\`${name2}\``);
@@ -87091,27 +87139,27 @@ function scriptOf(words) {
   return void 0;
 }
 function resolveScriptFile(root, target) {
-  const relative3 = path12.posix.normalize(target.replace(/^\.\//, "")).replace(/\/+$/, "") || ".";
-  if (relative3.startsWith("..") || path12.posix.isAbsolute(relative3) || relative3.includes("node_modules")) return void 0;
+  const relative3 = path13.posix.normalize(target.replace(/^\.\//, "")).replace(/\/+$/, "") || ".";
+  if (relative3.startsWith("..") || path13.posix.isAbsolute(relative3) || relative3.includes("node_modules")) return void 0;
   const candidates = [
     relative3,
     ...EXTENSIONS.map((ext) => relative3 + ext),
-    ...EXTENSIONS.map((ext) => path12.posix.join(relative3, `index${ext}`))
+    ...EXTENSIONS.map((ext) => path13.posix.join(relative3, `index${ext}`))
   ];
-  return candidates.find((file) => EXTENSIONS.includes(path12.posix.extname(file)) && isFile(path12.join(root, file)));
+  return candidates.find((file) => EXTENSIONS.includes(path13.posix.extname(file)) && isFile(path13.join(root, file)));
 }
 function scriptFilesIn(root, dir) {
   try {
-    return readdirSync3(path12.join(root, dir)).filter((name2) => EXTENSIONS.includes(path12.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path12.join(root, file))).sort();
+    return readdirSync3(path13.join(root, dir)).filter((name2) => EXTENSIONS.includes(path13.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path13.join(root, file))).sort();
   } catch {
     return [];
   }
 }
 function isBenchFile(root, file) {
-  const full = path12.join(root, file);
+  const full = path13.join(root, file);
   if (!isFile(full)) return false;
   try {
-    return DECLARES.test(readFileSync6(full, "utf8"));
+    return DECLARES.test(readFileSync7(full, "utf8"));
   } catch {
     return false;
   }
@@ -87119,9 +87167,9 @@ function isBenchFile(root, file) {
 function benchPackages(root, files) {
   const found = /* @__PURE__ */ new Set();
   for (const file of files) {
-    for (let dir = path12.posix.dirname(file); dir !== "." && dir !== "/" && dir !== ""; dir = path12.posix.dirname(dir)) {
-      if (!existsSync6(path12.join(root, dir, "package.json"))) continue;
-      if (hasDependencies(filesIn(path12.join(root, dir)))) found.add(dir);
+    for (let dir = path13.posix.dirname(file); dir !== "." && dir !== "/" && dir !== ""; dir = path13.posix.dirname(dir)) {
+      if (!existsSync6(path13.join(root, dir, "package.json"))) continue;
+      if (hasDependencies(filesIn(path13.join(root, dir)))) found.add(dir);
       break;
     }
   }
@@ -88656,10 +88704,10 @@ function spikedRounds(rounds) {
 }
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync8 } from "node:fs";
+import { readdirSync as readdirSync5, readFileSync as readFileSync9 } from "node:fs";
 import { once } from "node:events";
 import http3 from "node:http";
-import path14 from "node:path";
+import path15 from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 // src/measure/http/port.ts
@@ -88689,8 +88737,8 @@ function isListening(port, timeoutMs = 500) {
 }
 
 // src/measure/http/cpu.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync7 } from "node:fs";
-import path13 from "node:path";
+import { readdirSync as readdirSync4, readFileSync as readFileSync8 } from "node:fs";
+import path14 from "node:path";
 function cpuBetween(start, end) {
   return {
     mainNs: end.mainNs - start.mainNs,
@@ -88705,10 +88753,10 @@ function parseSchedstat(text2) {
 }
 function readCpu(pid, proc = "/proc") {
   if (!Number.isSafeInteger(pid) || pid <= 0) return void 0;
-  const tasks = path13.join(proc, String(pid), "task");
+  const tasks = path14.join(proc, String(pid), "task");
   const read = (tid) => {
     try {
-      return parseSchedstat(readFileSync7(path13.join(tasks, tid, "schedstat"), "utf8"));
+      return parseSchedstat(readFileSync8(path14.join(tasks, tid, "schedstat"), "utf8"));
     } catch {
       return void 0;
     }
@@ -88846,7 +88894,7 @@ var ServerProcess = class _ServerProcess {
   }
   static spawn(options, port) {
     const probe = options.probe ?? runsNode(options.command);
-    const socket = probe ? path14.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
+    const socket = probe ? path15.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
     const env = { ...process.env, ...options.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
     if (socket) {
@@ -88961,7 +89009,7 @@ function linuxGroupAlive(pgid) {
 function statOf(pid) {
   let stat3;
   try {
-    stat3 = readFileSync8(`/proc/${pid}/stat`, "utf8");
+    stat3 = readFileSync9(`/proc/${pid}/stat`, "utf8");
   } catch {
     return void 0;
   }
@@ -89604,8 +89652,8 @@ function pushLatencyRatios(into, pair) {
 }
 
 // src/gate/explain.ts
-import { mkdirSync as mkdirSync4, writeFileSync } from "node:fs";
-import path21 from "node:path";
+import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import path22 from "node:path";
 
 // src/explain/agreement.ts
 var METHOD_FLOOR = 0.1;
@@ -89636,16 +89684,16 @@ function agreement(profile, measured) {
 }
 
 // src/explain/counts.ts
-import { mkdtempSync as mkdtempSync3, rmSync as rmSync5 } from "node:fs";
-import path17 from "node:path";
+import { mkdtempSync as mkdtempSync3, rmSync as rmSync6 } from "node:fs";
+import path18 from "node:path";
 
 // src/measure/counts/schedule.ts
-import { mkdtempSync as mkdtempSync2, rmSync as rmSync4 } from "node:fs";
+import { mkdtempSync as mkdtempSync2, rmSync as rmSync5 } from "node:fs";
 import os11 from "node:os";
-import path16 from "node:path";
+import path17 from "node:path";
 
 // src/measure/micro/spawn.ts
-import { rmSync as rmSync3 } from "node:fs";
+import { rmSync as rmSync4 } from "node:fs";
 
 // src/measure/micro/messages.ts
 var import_ajv3 = __toESM(require_ajv(), 1);
@@ -89780,7 +89828,7 @@ function runBenchmarkProcess(job, settings) {
       clearTimeout(timer);
       clearTimeout(drain);
       killGroup(child2);
-      if (child2.pid !== void 0) for (const file of settings.leaves?.(child2.pid) ?? []) rmSync3(file, { force: true });
+      if (child2.pid !== void 0) for (const file of settings.leaves?.(child2.pid) ?? []) rmSync4(file, { force: true });
       resolve4(outcome);
     };
     const fail = (message, instrumentation) => {
@@ -89867,9 +89915,9 @@ var INLINED = "(task code inlined into the loop)";
 
 // src/measure/counts/callgrind.ts
 import { execFile as execFile2, execFileSync as execFileSync3, spawnSync } from "node:child_process";
-import { readFileSync as readFileSync9 } from "node:fs";
+import { readFileSync as readFileSync10 } from "node:fs";
 import os10 from "node:os";
-import path15 from "node:path";
+import path16 from "node:path";
 var INSTALL_LINE = "sudo apt-get install -y valgrind";
 function findCallgrind(valgrind = "valgrind") {
   try {
@@ -89931,7 +89979,7 @@ function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "inst
   ];
 }
 function instrumentOn(valgrind, pid, dumpPrefix) {
-  const vgdb = valgrind.includes("/") ? path15.resolve(path15.dirname(valgrind), "vgdb") : "vgdb";
+  const vgdb = valgrind.includes("/") ? path16.resolve(path16.dirname(valgrind), "vgdb") : "vgdb";
   const env = { ...withoutNames(process.env), ...namesOf(pid) };
   const started = Date.now();
   return new Promise(
@@ -89970,7 +90018,7 @@ var NAMES2 = ["LOGNAME", "USER", "HOST", "HOSTNAME"];
 var withoutNames = (env) => Object.fromEntries(Object.entries(env).filter(([name2]) => !NAMES2.includes(name2)));
 function namesOf(pid) {
   try {
-    const entries = readFileSync9(`/proc/${pid}/environ`, "utf8").split("\0");
+    const entries = readFileSync10(`/proc/${pid}/environ`, "utf8").split("\0");
     return Object.fromEntries(
       entries.flatMap((entry) => {
         const at2 = entry.indexOf("=");
@@ -90007,7 +90055,7 @@ async function measureCounts(plan) {
       { revision: plan.head, files: files.head, seed }
     ];
   });
-  const temp = mkdtempSync2(path16.join(plan.tempDir ?? os11.tmpdir(), "benchgate-counts-"));
+  const temp = mkdtempSync2(path17.join(plan.tempDir ?? os11.tmpdir(), "benchgate-counts-"));
   const results = /* @__PURE__ */ new Map();
   try {
     const parallel = Math.max(1, Math.min(plan.parallel ?? os11.availableParallelism(), jobs.length));
@@ -90015,7 +90063,7 @@ async function measureCounts(plan) {
     const worker = async () => {
       while (next < jobs.length) {
         const job = jobs[next];
-        const dumpPrefix = path16.join(temp, `callgrind.${next++}`);
+        const dumpPrefix = path17.join(temp, `callgrind.${next++}`);
         if (plan.deadline !== void 0 && now() > plan.deadline) {
           results.set(job, { counts: [], skipped: true });
           continue;
@@ -90053,7 +90101,7 @@ async function measureCounts(plan) {
     const ran = jobs.filter((job) => !results.get(job)?.skipped).length;
     return { benchmarks, seeds, skipped, processes: ran, failures, durationMs: now() - started };
   } finally {
-    rmSync4(temp, { recursive: true, force: true });
+    rmSync5(temp, { recursive: true, force: true });
   }
 }
 async function runCounted(job, run) {
@@ -90156,11 +90204,11 @@ async function explainCounts(plan) {
   const seed = 1;
   const files = filesForSeed(plan.files.base, plan.files.head, seed);
   const only = plan.targets.map((t) => t.id);
-  const temp = mkdtempSync3(path17.join(plan.tempDir, "benchgate-count-profile-"));
+  const temp = mkdtempSync3(path18.join(plan.tempDir, "benchgate-count-profile-"));
   plan.log(`profiles: ${only.length} counted benchmark(s) in instructions, a callgrind process per revision`);
   try {
     const side2 = async (revision) => {
-      const dumpPrefix = path17.join(temp, `callgrind.${revision.label}`);
+      const dumpPrefix = path18.join(temp, `callgrind.${revision.label}`);
       const outcome = await runCounted(
         {
           kind: "count",
@@ -90203,7 +90251,7 @@ async function explainCounts(plan) {
     }
     return results;
   } finally {
-    rmSync5(temp, { recursive: true, force: true });
+    rmSync6(temp, { recursive: true, force: true });
   }
 }
 function compareFunctions(base2, head, benchFile = "") {
@@ -90234,9 +90282,9 @@ function withCounted(profile, counted) {
 }
 
 // src/explain/run.ts
-import { createHash as createHash3 } from "node:crypto";
-import { mkdirSync as mkdirSync3, readFileSync as readFileSync12 } from "node:fs";
-import path19 from "node:path";
+import { createHash as createHash4 } from "node:crypto";
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync13 } from "node:fs";
+import path20 from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/measure/http/profile.ts
@@ -90284,8 +90332,8 @@ async function profileServers(benchmark, revisions, plan, profile) {
 var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
 
 // src/explain/functions.ts
-import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync10, statSync as statSync3 } from "node:fs";
+import { createHash as createHash3 } from "node:crypto";
+import { readFileSync as readFileSync11, statSync as statSync3 } from "node:fs";
 import { SourceMap } from "node:module";
 
 // node_modules/acorn/dist/acorn.mjs
@@ -96377,7 +96425,7 @@ var FunctionShapes = class {
     let parsed2 = null;
     try {
       if (statSync3(file).size <= MAX_BYTES) {
-        const text2 = readFileSync10(file, "utf8");
+        const text2 = readFileSync11(file, "utf8");
         const { typeScript } = this.options;
         if (!isTypeScript(file)) parsed2 = functionsOf(text2);
         else if (typeScript) parsed2 = inTypeScript(text2, typeScript(text2, file));
@@ -96470,7 +96518,7 @@ function nameOf(fn, parent, source) {
   return "(anonymous)";
 }
 function shapeOf(code) {
-  const hash = createHash2("sha256");
+  const hash = createHash3("sha256");
   try {
     for (const token of tokenizer2(code, { ...OPTIONS, sourceType: "module" }))
       hash.update(`${token.type.label}\0${tokenText(token.value)}`);
@@ -96485,9 +96533,9 @@ function tokenText(value) {
 }
 
 // src/explain/profile.ts
-import { existsSync as existsSync7, readFileSync as readFileSync11 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync12 } from "node:fs";
 import { SourceMap as SourceMap2 } from "node:module";
-import path18 from "node:path";
+import path19 from "node:path";
 import { fileURLToPath } from "node:url";
 var GC = "(garbage collector)";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
@@ -96635,25 +96683,25 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path18.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path19.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1, column: found.originalColumn ?? -1 };
   }
   load(file) {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text2 = readFileSync11(file, "utf8");
-      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync7(`${file}.map`) ? `${path18.basename(file)}.map` : void 0);
+      const text2 = readFileSync12(file, "utf8");
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync7(`${file}.map`) ? `${path19.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
-        let dir = path18.dirname(file);
+        let dir = path19.dirname(file);
         const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
         if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
         else {
-          const mapFile = path18.resolve(dir, decodeURIComponent(reference));
+          const mapFile = path19.resolve(dir, decodeURIComponent(reference));
           if (!existsSync7(mapFile)) throw new Error("no map file");
-          payload = JSON.parse(readFileSync11(mapFile, "utf8"));
-          dir = path18.dirname(mapFile);
+          payload = JSON.parse(readFileSync12(mapFile, "utf8"));
+          dir = path19.dirname(mapFile);
         }
         entry = { map: new SourceMap2(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
@@ -96665,13 +96713,13 @@ var SourceMaps = class {
   }
 };
 function isOwnCode(file) {
-  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path18.isAbsolute(file) && !file.includes("://");
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path19.isAbsolute(file) && !file.includes("://");
 }
 function readable(file, root) {
-  const relative3 = path18.relative(root, file);
-  if (!relative3.startsWith("..") && !path18.isAbsolute(relative3)) return relative3.split(path18.sep).join("/");
-  const modules = file.lastIndexOf(`${path18.sep}node_modules${path18.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path18.sep).join("/") : file;
+  const relative3 = path19.relative(root, file);
+  if (!relative3.startsWith("..") && !path19.isAbsolute(relative3)) return relative3.split(path19.sep).join("/");
+  const modules = file.lastIndexOf(`${path19.sep}node_modules${path19.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path19.sep).join("/") : file;
 }
 
 // src/explain/run.ts
@@ -96701,11 +96749,11 @@ async function explain(plan) {
 }
 function profileSlug(id) {
   const readable2 = id.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 100);
-  return `${readable2}-${createHash3("sha256").update(id).digest("hex").slice(0, 8)}`;
+  return `${readable2}-${createHash4("sha256").update(id).digest("hex").slice(0, 8)}`;
 }
 async function typeScriptFor(profiles, runnerPath) {
   if (!profiles.some((profile) => profile.nodes.some((node) => isTypeScript(node.callFrame.url)))) return void 0;
-  const transform = path19.join(path19.dirname(runnerPath), "typescript.js");
+  const transform = path20.join(path20.dirname(runnerPath), "typescript.js");
   try {
     return (await import(pathToFileURL(transform).href)).transformWithMap;
   } catch {
@@ -96715,7 +96763,7 @@ async function typeScriptFor(profiles, runnerPath) {
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
-  const files = { base: path19.join(plan.dir, `${slug}.base.cpuprofile`), head: path19.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const files = { base: path20.join(plan.dir, `${slug}.base.cpuprofile`), head: path20.join(plan.dir, `${slug}.head.cpuprofile`) };
   const shared = target.kind === "micro" && target.file !== null && (plan.shared?.(target.file) ?? false);
   const duet = target.kind === "http" ? plan.duet?.(target.id) : void 0;
   const ops = { base: 0, head: 0 };
@@ -96726,8 +96774,8 @@ async function profileBoth(target, plan, started) {
     for (const side2 of ["base", "head"])
       ops[side2] = (target.kind === "http" ? await profileHttp(target, [revisions[side2]], files, plan) : await profileMicro(target, [revisions[side2]], files, plan))[side2] ?? 0;
   const profiles = {
-    base: JSON.parse(readFileSync12(files.base, "utf8")),
-    head: JSON.parse(readFileSync12(files.head, "utf8"))
+    base: JSON.parse(readFileSync13(files.base, "utf8")),
+    head: JSON.parse(readFileSync13(files.head, "utf8"))
   };
   const options = {
     maps: new SourceMaps(),
@@ -96737,7 +96785,7 @@ async function profileBoth(target, plan, started) {
       typeScript: target.kind === "micro" ? await typeScriptFor([profiles.base, profiles.head], plan.runnerPath) : void 0
     }),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file) => file.startsWith(path19.dirname(plan.runnerPath) + path19.sep) || file.startsWith(path19.dirname(plan.probePath) + path19.sep),
+    hidden: (file) => file.startsWith(path20.dirname(plan.runnerPath) + path20.sep) || file.startsWith(path20.dirname(plan.probePath) + path20.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: LOOPS
@@ -96858,13 +96906,13 @@ function measureFor(id, micro) {
 }
 
 // src/measure/counts/server.ts
-import { existsSync as existsSync9, readFileSync as readFileSync14, rmSync as rmSync7 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync15, rmSync as rmSync8 } from "node:fs";
 import http4 from "node:http";
 import os14 from "node:os";
-import path20 from "node:path";
+import path21 from "node:path";
 
 // src/measure/counts/task.ts
-import { closeSync, existsSync as existsSync8, openSync, readFileSync as readFileSync13, readSync, rmSync as rmSync6 } from "node:fs";
+import { closeSync, existsSync as existsSync8, openSync, readFileSync as readFileSync14, readSync, rmSync as rmSync7 } from "node:fs";
 import os13 from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -96939,7 +96987,7 @@ var Counter = class {
       await run();
       this.mark();
     }
-    rmSync6(`${this.prefix}.${first}`, { force: true });
+    rmSync7(`${this.prefix}.${first}`, { force: true });
     if (existsSync8(`${this.prefix}.${this.dumps + 1}`))
       throw new Error("the task calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
     return first;
@@ -96954,7 +97002,7 @@ function readDump(file, figure = "instructions", keep = false) {
       `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`
     );
   }
-  if (!keep) rmSync6(file, { force: true });
+  if (!keep) rmSync7(file, { force: true });
   const totals = /^(?:totals|summary):((?:\s+\d+)+)/m.exec(text2);
   if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
   const values = totals[1].trim().split(/\s+/).map(Number);
@@ -96975,7 +97023,7 @@ function dumpHeader(file) {
   } finally {
     closeSync(fd);
   }
-  return readFileSync13(file, "utf8");
+  return readFileSync14(file, "utf8");
 }
 var collector;
 function collect2(options) {
@@ -97037,7 +97085,7 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
       break;
     }
     perCall.push(...measured2);
-    if (window2.dumps) for (const file of [...window2.dumps.empty, ...window2.dumps.measured]) rmSync6(file, { force: true });
+    if (window2.dumps) for (const file of [...window2.dumps.empty, ...window2.dumps.measured]) rmSync7(file, { force: true });
   }
   async function measureWindow() {
     try {
@@ -97103,9 +97151,9 @@ function npmScript(start, root) {
   const named = /^\s*npm\s+(?:start|(?:run|run-script)\s+([\w:.-]+))\s*$/.exec(start);
   if (!named) return void 0;
   try {
-    const manifest2 = JSON.parse(readFileSync14(path20.join(root, "package.json"), "utf8"));
+    const manifest2 = JSON.parse(readFileSync15(path21.join(root, "package.json"), "utf8"));
     const script = manifest2.scripts?.[named[1] ?? "start"];
-    if (script === void 0 && !named[1] && existsSync9(path20.join(root, "server.js"))) return "node server.js";
+    if (script === void 0 && !named[1] && existsSync9(path21.join(root, "server.js"))) return "node server.js";
     return typeof script === "string" ? script : void 0;
   } catch {
     return void 0;
@@ -97201,7 +97249,7 @@ var ServerCounter = class {
       await run();
       await this.mark();
     }
-    rmSync7(`${this.prefix}.${first}`, { force: true });
+    rmSync8(`${this.prefix}.${first}`, { force: true });
     if (existsSync9(`${this.prefix}.${this.dumps + 1}`))
       throw new Error("the server calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
     return Array.from({ length: count3 }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`, this.figure));
@@ -97255,7 +97303,7 @@ async function countServers(plan) {
         continue;
       }
       plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} (a server under callgrind)`);
-      const dumpPrefix = path20.join(plan.socketDir, `callgrind-server.${index}`);
+      const dumpPrefix = path21.join(plan.socketDir, `callgrind-server.${index}`);
       try {
         const started = now();
         const figures = await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix });
@@ -97678,10 +97726,10 @@ async function explainStage(run, judged2, micro, http5, counted) {
     log: options.log
   }) : /* @__PURE__ */ new Map();
   const timed = targets.filter((t) => !t.counted);
-  const dir = path21.resolve(options.cwd, options.profileDir ?? path21.join(".benchgate", "profiles"));
+  const dir = path22.resolve(options.cwd, options.profileDir ?? path22.join(".benchgate", "profiles"));
   if (options.profileDir === void 0) {
     mkdirSync4(dir, { recursive: true });
-    writeFileSync(path21.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
+    writeFileSync2(path22.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
   }
   const warmups = new Map(http5?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
   const common = {
@@ -97820,27 +97868,27 @@ import { createRequire } from "module";
 import { basename as basename3, dirname as dirname3, normalize, relative as relative2, resolve as resolve2, sep as sep4 } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path33) {
-  let normalized = normalize(path33);
+function cleanPath(path34) {
+  let normalized = normalize(path34);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep4) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path33, separator) {
-  return path33.replace(SLASHES_REGEX, separator);
+function convertSlashes(path34, separator) {
+  return path34.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path33) {
-  return path33 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path33);
+function isRootDirectory(path34) {
+  return path34 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path34);
 }
-function normalizePath(path33, options) {
+function normalizePath(path34, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path33.includes("/") || path33.startsWith(".");
-  if (resolvePaths) path33 = resolve2(path33);
-  if (normalizePath$1 || pathNeedsCleaning) path33 = cleanPath(path33);
-  if (path33 === ".") return "";
-  const needsSeperator = path33[path33.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path33 + pathSeparator : path33, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path34.includes("/") || path34.startsWith(".");
+  if (resolvePaths) path34 = resolve2(path34);
+  if (normalizePath$1 || pathNeedsCleaning) path34 = cleanPath(path34);
+  if (path34 === ".") return "";
+  const needsSeperator = path34[path34.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path34 + pathSeparator : path34, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -97877,8 +97925,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path33 = directoryPath || ".";
-  if (filters.every((filter) => filter(path33, true))) paths.push(path33);
+  const path34 = directoryPath || ".";
+  if (filters.every((filter) => filter(path34, true))) paths.push(path34);
 };
 var empty$2 = () => {
 };
@@ -97930,26 +97978,26 @@ var empty2 = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty2;
 }
-var resolveSymlinksAsync = function(path33, state, callback$1) {
+var resolveSymlinksAsync = function(path34, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path33, (error2, resolvedPath) => {
+  fs3.realpath(path34, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
     fs3.stat(resolvedPath, (error$1, stat3) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat3.isDirectory() && isRecursive(path33, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat3.isDirectory() && isRecursive(path34, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat3, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path33, state, callback$1) {
+var resolveSymlinks = function(path34, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path33);
+    const resolvedPath = fs3.realpathSync(path34);
     const stat3 = fs3.statSync(resolvedPath);
-    if (stat3.isDirectory() && isRecursive(path33, resolvedPath, state)) return;
+    if (stat3.isDirectory() && isRecursive(path34, resolvedPath, state)) return;
     callback$1(stat3, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -97959,9 +98007,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path33, resolved, state) {
+function isRecursive(path34, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname3(path33);
+  let parent = dirname3(path34);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -97969,7 +98017,7 @@ function isRecursive(path33, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname3(parent);
   }
-  state.symlinks.set(path33, resolved);
+  state.symlinks.set(path34, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -98141,19 +98189,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path33 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path33)) continue;
-        this.pushDirectory(path33, paths, filters);
-        this.walkDirectory(this.state, path33, path33, depth - 1, this.walk);
+        let path34 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path34)) continue;
+        this.pushDirectory(path34, paths, filters);
+        this.walkDirectory(this.state, path34, path34, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path33 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path33, this.state, (stat3, resolvedPath) => {
+        let path34 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path34, this.state, (stat3, resolvedPath) => {
           if (stat3.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path33 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path33 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path34 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path34 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path33;
+            resolvedPath = useRealPaths ? resolvedPath : path34;
             const filename = basename3(resolvedPath);
             const directoryPath$1 = normalizePath(dirname3(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -98319,7 +98367,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path33) => isMatch(path33));
+    this.options.filters.push((path34) => isMatch(path34));
     return this;
   }
 };
@@ -98394,19 +98442,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path33) {
-  return path33.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path34) {
+  return path34.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path33) {
+function splitPattern(path34) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path33, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path33];
+  const result = import_picomatch2.default.scan(path34, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path34];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path33) => path33.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path33) => path33.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path34) => path34.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path34) => path34.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -98513,13 +98561,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path33 = format(p, isDirectory2);
-      const matches = matcher(path33) && !ignore2(path33);
-      if (matches) log(`matched ${path33}`);
+      const path34 = format(p, isDirectory2);
+      const matches = matcher(path34) && !ignore2(path34);
+      if (matches) log(`matched ${path34}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path33 = format(p, isDirectory2);
-      return matcher(path33) && !ignore2(path33);
+      const path34 = format(p, isDirectory2);
+      return matcher(path34) && !ignore2(path34);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -98609,7 +98657,7 @@ function exactFile(file) {
 
 // src/measure/micro/inventory.ts
 import { existsSync as existsSync10 } from "node:fs";
-import path22 from "node:path";
+import path23 from "node:path";
 async function loadInventory(sides, options) {
   return Promise.all(
     sides.map(async ({ revision, files }) => {
@@ -98627,7 +98675,7 @@ var MISSING_PACKAGE = /Cannot find (?:package|module) '((?:@[^/'\s]+\/)?[^./'\s]
 function missingPackage(error2, root) {
   const name2 = error2 ? MISSING_PACKAGE.exec(error2)?.[1] : void 0;
   if (!name2) return void 0;
-  return existsSync10(path22.join(root, name2)) && !existsSync10(path22.join(root, "node_modules", name2)) ? void 0 : name2;
+  return existsSync10(path23.join(root, name2)) && !existsSync10(path23.join(root, "node_modules", name2)) ? void 0 : name2;
 }
 function assertInstalled(inventory, install) {
   for (const { revision, files } of inventory) {
@@ -98646,16 +98694,16 @@ function assertInstalled(inventory, install) {
   }
 }
 function plugAndPlay(root) {
-  if (!existsSync10(path22.join(root, ".pnp.cjs")) || existsSync10(path22.join(root, "node_modules"))) return void 0;
+  if (!existsSync10(path23.join(root, ".pnp.cjs")) || existsSync10(path23.join(root, "node_modules"))) return void 0;
   return `it was installed by yarn's Plug'n'Play (.pnp.cjs, no node_modules), which only \`yarn node\` resolves from, and benchgate loads bench files with Node's own resolution: install into node_modules (\`${YARN_NODE_MODULES} yarn install\`, what benchgate runs for yarn 2+ where install is not set, or nodeLinker: node-modules in .yarnrc.yml).`;
 }
 function installCommand(revision, install) {
   return typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
 }
 function packageFound(root, file, name2) {
-  for (let dir = path22.dirname(path22.join(root, file)); ; dir = path22.dirname(dir)) {
-    if (existsSync10(path22.join(dir, "node_modules", name2))) return true;
-    if (dir === root || path22.dirname(dir) === dir || !dir.startsWith(root)) return false;
+  for (let dir = path23.dirname(path23.join(root, file)); ; dir = path23.dirname(dir)) {
+    if (existsSync10(path23.join(dir, "node_modules", name2))) return true;
+    if (dir === root || path23.dirname(dir) === dir || !dir.startsWith(root)) return false;
   }
 }
 function describeRevision(revision) {
@@ -100176,8 +100224,8 @@ function microProcesses(run, files) {
 }
 
 // src/measure/native/flags.ts
-import { readFileSync as readFileSync15 } from "node:fs";
-import path23 from "node:path";
+import { readFileSync as readFileSync16 } from "node:fs";
+import path24 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = new RegExp(
   "^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)"
@@ -100185,7 +100233,7 @@ var REFUSED = new RegExp(
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync15(path23.join(root, "package.json"), "utf8");
+    const text2 = readFileSync16(path24.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -100195,7 +100243,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path23.posix.normalize(file);
+  const target = path24.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -100212,13 +100260,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path23.posix.normalize(script) !== target) return void 0;
+  if (!script || path24.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync16, rmSync as rmSync8, statSync as statSync5 } from "node:fs";
-import path25 from "node:path";
+import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync17, rmSync as rmSync9, statSync as statSync5 } from "node:fs";
+import path26 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
 // src/measure/native/figures.ts
@@ -100301,18 +100349,18 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path24 from "node:path";
+import path25 from "node:path";
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path24.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path25.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
   const found = nearestManifest(entry, (manifest2) => manifest2.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path24.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path25.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -100324,7 +100372,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path24.resolve(root, file));
+  const wanted = real(path25.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -100352,7 +100400,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path24.sep).join("/");
+  const own = file.split(path25.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at2 = fullName.indexOf(" > ");
@@ -100362,7 +100410,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path24.resolve(file);
+    return path25.resolve(file);
   }
 }
 
@@ -100371,12 +100419,12 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync4(path25.join(options.tempDir, "native-"));
+  const dir = mkdtempSync4(path26.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path25.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path26.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
-    rmSync8(dir, { recursive: true, force: true });
+    rmSync9(dir, { recursive: true, force: true });
     const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
     return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
   }
@@ -100398,7 +100446,7 @@ function runNative(options) {
       watch.stop();
       killGroup(child2);
       const figures = read(problem === void 0);
-      rmSync8(dir, { recursive: true, force: true });
+      rmSync9(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join("; ");
       resolve4({
         revision: options.revision,
@@ -100432,7 +100480,7 @@ function readCapped(file, what) {
     return {};
   }
   if (size > MAX_FIGURES_BYTES) return { problem: `its ${what} grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
-  return { text: readFileSync16(file, "utf8") };
+  return { text: readFileSync17(file, "utf8") };
 }
 function readFigures(file) {
   const { text: text2, problem } = readCapped(file, "figures file");
@@ -100748,7 +100796,7 @@ async function nativeStage(run, files, inventory, judged2) {
 
 // src/gate/policy.ts
 import { existsSync as existsSync11 } from "node:fs";
-import path26 from "node:path";
+import path27 from "node:path";
 
 // src/config/policy.ts
 function policyOf(config) {
@@ -100816,9 +100864,9 @@ function withPolicyOf(head, base2) {
 
 // src/gate/policy.ts
 function choosePolicy(own, tree, options) {
-  const file = path26.relative(options.cwd, path26.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path26.join(tree.base.root, file);
-  const outside = tree.base.worktree !== void 0 && path26.relative(tree.base.worktree, atBase).startsWith("..");
+  const file = path27.relative(options.cwd, path27.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path27.join(tree.base.root, file);
+  const outside = tree.base.worktree !== void 0 && path27.relative(tree.base.worktree, atBase).startsWith("..");
   const base2 = outside ? own : existsSync11(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base2, own);
@@ -100875,9 +100923,9 @@ function spikeNote(conditions, spiked) {
 }
 
 // src/config/hash.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 function configHash(config) {
-  return createHash4("sha256").update(stableJson({ ...config, file: void 0 })).digest("hex");
+  return createHash5("sha256").update(stableJson({ ...config, file: void 0 })).digest("hex");
 }
 function stableJson(value) {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
@@ -101067,8 +101115,8 @@ async function runGate(options) {
       known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
     }
   });
-  const socketDir = mkdtempSync5(path27.join(os16.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync9(socketDir, { recursive: true, force: true });
+  const socketDir = mkdtempSync5(path28.join(os16.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync10(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os16.loadavg();
   try {
@@ -101181,8 +101229,8 @@ function errorReport(message, toolVersion) {
 }
 
 // src/report/github.ts
-import { existsSync as existsSync12, readFileSync as readFileSync17 } from "node:fs";
-import path28 from "node:path";
+import { existsSync as existsSync12, readFileSync as readFileSync18 } from "node:fs";
+import path29 from "node:path";
 var COMMENT_LIMIT = 65536;
 function commentMarker(gateKey) {
   return `<!-- benchgate: ${gateKey.replace(/-{2,}/g, "-").replace(/>/g, "")} -->`;
@@ -101241,24 +101289,24 @@ function closeOpenBlocks(text2) {
 }
 function regressionAnnotations(report2, projectDir, repoRoot, configFile) {
   return report2.benchmarks.filter((b) => b.verdict === "regression").flatMap((b) => {
-    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path28.join(projectDir, b.file ?? ""), taskName(b)];
+    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path29.join(projectDir, b.file ?? ""), taskName(b)];
     const annotations = [
       {
         level: "error",
         title: `benchgate: ${b.id} regressed`,
         message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
-        file: existsSync12(file) ? path28.relative(repoRoot, file) : void 0,
+        file: existsSync12(file) ? path29.relative(repoRoot, file) : void 0,
         line: existsSync12(file) ? lineOf(file, needle) : void 0
       }
     ];
     const slower = slowerFunction(b.id, b.profile);
     const place = slower && /^(.+):(\d+)$/.exec(slower.where);
-    if (slower && place && existsSync12(path28.join(projectDir, place[1])))
+    if (slower && place && existsSync12(path29.join(projectDir, place[1])))
       annotations.push({
         level: "notice",
         title: `benchgate: ${slower.function} ${slower.verb}`,
         message: slower.message,
-        file: path28.relative(repoRoot, path28.join(projectDir, place[1])),
+        file: path29.relative(repoRoot, path29.join(projectDir, place[1])),
         line: Number(place[2])
       });
     return annotations;
@@ -101289,7 +101337,7 @@ function taskName(b) {
   return at2 >= 0 ? b.id.slice(at2 + 3) : b.id;
 }
 function lineOf(file, needle) {
-  const index = readFileSync17(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
+  const index = readFileSync18(file, "utf8").split("\n").findIndex((line) => line.includes(needle));
   return index >= 0 ? index + 1 : void 0;
 }
 
@@ -101527,7 +101575,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path29 from "node:path";
+import path30 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -101557,7 +101605,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit2}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path29.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path30.basename(file))
   };
 }
 function countsSections(id, profile) {
@@ -102077,8 +102125,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync13, readFileSync as readFileSync18, statSync as statSync6 } from "node:fs";
-import path30 from "node:path";
+import { existsSync as existsSync13, readFileSync as readFileSync19, statSync as statSync6 } from "node:fs";
+import path31 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -105252,7 +105300,7 @@ function readReport2(file) {
     );
   let data2;
   try {
-    data2 = JSON.parse(readFileSync18(file, "utf8"));
+    data2 = JSON.parse(readFileSync19(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -105266,7 +105314,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync13(path30.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path30.resolve(cwd, pattern)];
+    if (existsSync13(path31.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path31.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -105275,7 +105323,7 @@ function reportFiles(patterns, cwd) {
 }
 
 // src/util/secrets.ts
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync19, readSync as readSync2, writeSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync20, readSync as readSync2, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -105293,7 +105341,7 @@ function restoreJobFiles(jobFiles, env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat3 = readFileSync19("/proc/self/stat", "utf8");
+    const stat3 = readFileSync20("/proc/self/stat", "utf8");
     const fields = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);
@@ -105545,8 +105593,8 @@ ${options.body}`;
 }
 
 // src/history/publish.ts
-import { cpSync as cpSync3, existsSync as existsSync14, mkdirSync as mkdirSync5, readdirSync as readdirSync7, rmSync as rmSync10, writeFileSync as writeFileSync2 } from "node:fs";
-import path31 from "node:path";
+import { cpSync as cpSync3, existsSync as existsSync14, mkdirSync as mkdirSync5, readdirSync as readdirSync7, rmSync as rmSync11, writeFileSync as writeFileSync3 } from "node:fs";
+import path32 from "node:path";
 
 // src/history/site.ts
 var import_picomatch4 = __toESM(require_picomatch2(), 1);
@@ -105795,25 +105843,25 @@ bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions fee
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync14(path31.join(options.assets, "site.js")))
+  if (!existsSync14(path32.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
   if (existsSync14(out)) {
     const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync10(path31.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync11(path32.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path31.join(out, file.path);
-    mkdirSync5(path31.dirname(target), { recursive: true });
-    writeFileSync2(target, file.text);
+    const target = path32.join(out, file.path);
+    mkdirSync5(path32.dirname(target), { recursive: true });
+    writeFileSync3(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync5(path31.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync3(path31.join(options.assets, asset), path31.join(out, "assets", asset));
-  writeFileSync2(path31.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync5(path32.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync3(path32.join(options.assets, asset), path32.join(out, "assets", asset));
+  writeFileSync3(path32.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -106517,12 +106565,12 @@ async function runAction(deps) {
     }
   });
   try {
-    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync20(env.GITHUB_EVENT_PATH, "utf8")) : {};
+    const event = env.GITHUB_EVENT_PATH ? JSON.parse(readFileSync21(env.GITHUB_EVENT_PATH, "utf8")) : {};
     settings = parseActionInputs((name2) => core.getInput(name2), {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-      runnerTemp: env.RUNNER_TEMP ?? path32.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
+      runnerTemp: env.RUNNER_TEMP ?? path33.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? "",
       ...env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}
     });
@@ -106555,7 +106603,7 @@ async function runAction(deps) {
       soloCheck: settings.soloProcesses === void 0 ? void 0 : { processes: settings.soloProcesses },
       childEnv: settings.env,
       policy: settings.policy,
-      profileDir: path32.join(settings.reportDir, "profiles"),
+      profileDir: path33.join(settings.reportDir, "profiles"),
       log: (line) => core.info(logLine(line)),
       onProgress: (p) => core.info(roundOf(p)),
       onCleanup: (cleanup) => trap.onCleanup(cleanup)
@@ -106598,7 +106646,7 @@ function historyDeps(deps) {
     log: (line) => deps.core.info(logLine(line)),
     warn: (line) => deps.core.warning(logLine(line)),
     site: {
-      assets: path32.join(path32.dirname(deps.runnerPath), "site"),
+      assets: path33.join(path33.dirname(deps.runnerPath), "site"),
       version: deps.version,
       serverUrl: deps.env.GITHUB_SERVER_URL ?? "https://github.com"
     }
@@ -106614,25 +106662,25 @@ async function publish(report2, settings, deps, extra) {
   const markdown = extra ? `${renderMarkdown(report2)}
 ${extra}
 ` : renderMarkdown(report2);
-  const jsonPath = path32.join(settings.reportDir, "report.json");
-  const markdownPath = path32.join(settings.reportDir, "report.md");
-  writeFileSync3(jsonPath, `${JSON.stringify(report2, null, 2)}
+  const jsonPath = path33.join(settings.reportDir, "report.json");
+  const markdownPath = path33.join(settings.reportDir, "report.md");
+  writeFileSync4(jsonPath, `${JSON.stringify(report2, null, 2)}
 `);
-  writeFileSync3(markdownPath, markdown);
+  writeFileSync4(markdownPath, markdown);
   const regressions = report2.benchmarks.filter((b) => b.verdict === "regression").length;
   core.setOutput("verdict", report2.verdict);
   core.setOutput("regressions", String(regressions));
   core.setOutput("report-json", jsonPath);
   core.setOutput("report-markdown", markdownPath);
   core.setOutput("profiles-dir", report2.run?.profile?.dir ?? "");
-  const site = settings.publishDir && existsSync15(path32.join(settings.publishDir, "index.html")) ? settings.publishDir : "";
+  const site = settings.publishDir && existsSync15(path33.join(settings.publishDir, "index.html")) ? settings.publishDir : "";
   core.setOutput("site-dir", site);
   const commentProblem = await comment(report2, markdown, settings, deps);
   await core.summary.addRaw(commentProblem ? `${markdown}
 > [!WARNING]
 > ${escapeText(commentProblem)}
 ` : markdown, true).write();
-  const configFile = path32.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
+  const configFile = path33.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
     core[annotation.level](annotation.message, {
@@ -106684,7 +106732,7 @@ function mergedReport(settings, version2) {
     if (!settings.shardReports)
       throw new UserError("Input 'shard-reports' is required with mode: merge: the shard reports, e.g. shards/*.json.");
     const files = reportFiles([settings.shardReports], settings.workingDirectory);
-    report2 = mergeShards(files.map((file) => ({ file: path32.relative(settings.workingDirectory, file), report: readReport2(file) })));
+    report2 = mergeShards(files.map((file) => ({ file: path33.relative(settings.workingDirectory, file), report: readReport2(file) })));
     if (settings.base && /^[0-9a-f]{40}$/.test(settings.base) && report2.base?.sha !== settings.base)
       throw new UserError(
         `The shard reports compare against ${report2.base?.sha ?? "no commit"}, but this workflow's base is ${settings.base}: refusing them.`

@@ -3265,8 +3265,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path29) {
-      let input = path29;
+    function removeDotSegments(path30) {
+      let input = path30;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -3340,11 +3340,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path29) {
-      if (path29 === "" || path29[0] === "/") {
-        return removeDotSegments(path29);
+    function removeDotSegmentsRelative(path30) {
+      if (path30 === "" || path30[0] === "/") {
+        return removeDotSegments(path30);
       }
-      const segments = path29.split("/");
+      const segments = path30.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -3707,8 +3707,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path29 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path29 && path29 !== "/" ? path29 : void 0;
+        const path30 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path30 && path30 !== "/" ? path30 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -7166,17 +7166,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path29) {
-      const ctrl = callVisitor(key, node, visitor, path29);
+    function visit_(key, node, visitor, path30) {
+      const ctrl = callVisitor(key, node, visitor, path30);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path29, ctrl);
-        return visit_(key, ctrl, visitor, path29);
+        replaceNode(key, path30, ctrl);
+        return visit_(key, ctrl, visitor, path30);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path29 = Object.freeze(path29.concat(node));
+          path30 = Object.freeze(path30.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path29);
+            const ci = visit_(i2, node.items[i2], visitor, path30);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7187,13 +7187,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path29 = Object.freeze(path29.concat(node));
-          const ck = visit_("key", node.key, visitor, path29);
+          path30 = Object.freeze(path30.concat(node));
+          const ck = visit_("key", node.key, visitor, path30);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path29);
+          const cv = visit_("value", node.value, visitor, path30);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7214,17 +7214,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path29) {
-      const ctrl = await callVisitor(key, node, visitor, path29);
+    async function visitAsync_(key, node, visitor, path30) {
+      const ctrl = await callVisitor(key, node, visitor, path30);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path29, ctrl);
-        return visitAsync_(key, ctrl, visitor, path29);
+        replaceNode(key, path30, ctrl);
+        return visitAsync_(key, ctrl, visitor, path30);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path29 = Object.freeze(path29.concat(node));
+          path30 = Object.freeze(path30.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path29);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path30);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7235,13 +7235,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path29 = Object.freeze(path29.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path29);
+          path30 = Object.freeze(path30.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path30);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path29);
+          const cv = await visitAsync_("value", node.value, visitor, path30);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7268,23 +7268,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path29) {
+    function callVisitor(key, node, visitor, path30) {
       if (typeof visitor === "function")
-        return visitor(key, node, path29);
+        return visitor(key, node, path30);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path29);
+        return visitor.Map?.(key, node, path30);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path29);
+        return visitor.Seq?.(key, node, path30);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path29);
+        return visitor.Pair?.(key, node, path30);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path29);
+        return visitor.Scalar?.(key, node, path30);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path29);
+        return visitor.Alias?.(key, node, path30);
       return void 0;
     }
-    function replaceNode(key, path29, node) {
-      const parent = path29[path29.length - 1];
+    function replaceNode(key, path30, node) {
+      const parent = path30[path30.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -7896,10 +7896,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node3 = require_Node();
-    function collectionFromPath(schema2, path29, value) {
+    function collectionFromPath(schema2, path30, value) {
       let v = value;
-      for (let i2 = path29.length - 1; i2 >= 0; --i2) {
-        const k = path29[i2];
+      for (let i2 = path30.length - 1; i2 >= 0; --i2) {
+        const k = path30[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -7918,7 +7918,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path29) => path29 == null || typeof path29 === "object" && !!path29[Symbol.iterator]().next().done;
+    var isEmptyPath = (path30) => path30 == null || typeof path30 === "object" && !!path30[Symbol.iterator]().next().done;
     var Collection = class extends Node3.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -7948,11 +7948,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path29, value) {
-        if (isEmptyPath(path29))
+      addIn(path30, value) {
+        if (isEmptyPath(path30))
           this.add(value);
         else {
-          const [key, ...rest] = path29;
+          const [key, ...rest] = path30;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -7966,8 +7966,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path29) {
-        const [key, ...rest] = path29;
+      deleteIn(path30) {
+        const [key, ...rest] = path30;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -7981,8 +7981,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path29, keepScalar) {
-        const [key, ...rest] = path29;
+      getIn(path30, keepScalar) {
+        const [key, ...rest] = path30;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -8000,8 +8000,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path29) {
-        const [key, ...rest] = path29;
+      hasIn(path30) {
+        const [key, ...rest] = path30;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -8011,8 +8011,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path29, value) {
-        const [key, ...rest] = path29;
+      setIn(path30, value) {
+        const [key, ...rest] = path30;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -10527,9 +10527,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path29, value) {
+      addIn(path30, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path29, value);
+          this.contents.addIn(path30, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -10604,14 +10604,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path29) {
-        if (Collection.isEmptyPath(path29)) {
+      deleteIn(path30) {
+        if (Collection.isEmptyPath(path30)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path29) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path30) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -10626,10 +10626,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path29, keepScalar) {
-        if (Collection.isEmptyPath(path29))
+      getIn(path30, keepScalar) {
+        if (Collection.isEmptyPath(path30))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path29, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path30, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -10640,10 +10640,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path29) {
-        if (Collection.isEmptyPath(path29))
+      hasIn(path30) {
+        if (Collection.isEmptyPath(path30))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path29) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path30) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -10660,13 +10660,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path29, value) {
-        if (Collection.isEmptyPath(path29)) {
+      setIn(path30, value) {
+        if (Collection.isEmptyPath(path30)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path29), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path30), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path29, value);
+          this.contents.setIn(path30, value);
         }
       }
       /**
@@ -12627,9 +12627,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path29) => {
+    visit.itemAtPath = (cst, path30) => {
       let item = cst;
-      for (const [field, index] of path29) {
+      for (const [field, index] of path30) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -12638,23 +12638,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path29) => {
-      const parent = visit.itemAtPath(cst, path29.slice(0, -1));
-      const field = path29[path29.length - 1][0];
+    visit.parentCollection = (cst, path30) => {
+      const parent = visit.itemAtPath(cst, path30.slice(0, -1));
+      const field = path30[path30.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path29, item, visitor) {
-      let ctrl = visitor(item, path29);
+    function _visit(path30, item, visitor) {
+      let ctrl = visitor(item, path30);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path29.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path30.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -12665,10 +12665,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path29);
+            ctrl = ctrl(item, path30);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path29) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path30) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -15221,14 +15221,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path29 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path30 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path29 && path29[0] !== "/") {
-          path29 = `/${path29}`;
+        if (path30 && path30[0] !== "/") {
+          path30 = `/${path30}`;
         }
-        return new URL(`${origin}${path29}`);
+        return new URL(`${origin}${path30}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -15679,39 +15679,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path29, origin }
+          request: { method, path: path30, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path29);
+        debuglog("sending request to %s %s/%s", method, origin, path30);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path29, origin },
+          request: { method, path: path30, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path29,
+          path30,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path29, origin }
+          request: { method, path: path30, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path29);
+        debuglog("trailers received from %s %s/%s", method, origin, path30);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path29, origin },
+          request: { method, path: path30, origin },
           error
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path29,
+          path30,
           error.message
         );
       });
@@ -15760,9 +15760,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path29, origin }
+            request: { method, path: path30, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path29);
+          debuglog("sending request to %s %s/%s", method, origin, path30);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -15825,7 +15825,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path29,
+        path: path30,
         method,
         body,
         headers,
@@ -15840,11 +15840,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path29 !== "string") {
+        if (typeof path30 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path29[0] !== "/" && !(path29.startsWith("http://") || path29.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path30[0] !== "/" && !(path30.startsWith("http://") || path30.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path29)) {
+        } else if (invalidPathRegex.test(path30)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -15910,7 +15910,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path29, query) : path29;
+        this.path = query ? buildURL(path30, query) : path30;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -20603,7 +20603,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request) {
-      const { method, path: path29, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path30, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -20684,7 +20684,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path29} HTTP/1.1\r
+      let header = `${method} ${path30} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -21213,7 +21213,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request) {
       const session = client[kHTTP2Session];
-      const { method, path: path29, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
+      const { method, path: path30, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade) {
         util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
@@ -21310,7 +21310,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path29;
+      headers[HTTP2_HEADER_PATH] = path30;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -21663,9 +21663,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path29 = search ? `${pathname}${search}` : pathname;
+        const path30 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path29;
+        this.opts.path = path30;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -22904,10 +22904,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path29 = "/",
+          path: path30 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path29;
+        opts.path = origin + path30;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -24879,20 +24879,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path29) {
-      if (typeof path29 !== "string") {
-        return path29;
+    function safeUrl(path30) {
+      if (typeof path30 !== "string") {
+        return path30;
       }
-      const pathSegments = path29.split("?");
+      const pathSegments = path30.split("?");
       if (pathSegments.length !== 2) {
-        return path29;
+        return path30;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path29, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path29);
+    function matchKey(mockDispatch2, { path: path30, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path30);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -24914,7 +24914,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path29 }) => matchValue(safeUrl(path29), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path30 }) => matchValue(safeUrl(path30), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -24952,9 +24952,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path29, method, body, headers, query } = opts;
+      const { path: path30, method, body, headers, query } = opts;
       return {
-        path: path29,
+        path: path30,
         method,
         body,
         headers,
@@ -25417,10 +25417,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path29, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
+          ({ method, path: path30, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path29,
+            Path: path30,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -30299,9 +30299,9 @@ var require_util7 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path29) {
-      for (let i2 = 0; i2 < path29.length; ++i2) {
-        const code = path29.charCodeAt(i2);
+    function validateCookiePath(path30) {
+      for (let i2 = 0; i2 < path30.length; ++i2) {
+        const code = path30.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -33221,11 +33221,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path29 = opts.path;
+          let path30 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path29 = `/${path29}`;
+            path30 = `/${path30}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path29);
+          url = new URL(util.parseOrigin(url).origin + path30);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -33399,8 +33399,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path29) {
-          var pathArray = getPathArray(path29);
+        paths.forEach(function(path30) {
+          var pathArray = getPathArray(path30);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -33414,14 +33414,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path29, appendMode) {
-      if (!path29) {
+    function addExistingPath(array, path30, appendMode) {
+      if (!path30) {
         return;
       }
       if (appendMode) {
-        array.unshift(path29);
+        array.unshift(path30);
       } else {
-        array.push(path29);
+        array.push(path30);
       }
     }
   }
@@ -36371,15 +36371,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path29 = [graph[toModel].parent, toModel];
+      const path30 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path29.unshift(graph[cur].parent);
+        path30.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path29;
+      fn.conversion = path30;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -45205,7 +45205,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path29 = __require("path");
+    var path30 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -45263,7 +45263,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i2 = 0; i2 < numWorkers; i2++) {
-          const worker = new Worker(path29.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path30.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data: data2, error } = msg;
             if (cmd === "RESULT") {
@@ -54274,11 +54274,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path29) {
-      if (!path29 || typeof path29 !== "string") {
+    function lookup2(path30) {
+      if (!path30 || typeof path30 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path29).toLowerCase().substr(1);
+      var extension2 = extname("x." + path30).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -55418,7 +55418,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path29 = __require("path");
+    var path30 = __require("path");
     var http4 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -55549,11 +55549,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path29.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path30.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path29.basename(options.filename || value && (value.name || value.path));
+        filename = path30.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn2(value, "httpVersion")) {
-        filename = path29.basename(value.client._httpMessage.path || "");
+        filename = path30.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -55739,15 +55739,15 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve3, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync20 } = __require("fs");
+    var { readFileSync: readFileSync21 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string) {
       try {
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path29 = resolve3(string);
-          const data2 = readFileSync20(path29, "utf8");
+          const path30 = resolve3(string);
+          const data2 = readFileSync21(path30, "utf8");
           return JSON.parse(data2);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -55761,14 +55761,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path29 = obj[key] && obj[key].path;
-            if (!path29) {
+            const path30 = obj[key] && obj[key].path;
+            if (!path30) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync20(path29);
+            const buffer = readFileSync21(path30);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path29)
+              filename: basename2(path30)
             }, opts));
             break;
           }
@@ -58089,14 +58089,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path29) {
-      if (typeof path29 === "string") {
+    function safeRequire(path30) {
+      if (typeof path30 === "string") {
         try {
-          return __require(path29);
+          return __require(path30);
         } catch (err) {
         }
       }
-      return path29;
+      return path30;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -60577,7 +60577,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path29 = reqData.path;
+        const path30 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -60588,7 +60588,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path29} HTTP/1.1`
+          `${method} ${path30} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -62636,7 +62636,7 @@ var require_autocannon = __commonJS({
     var fs = __require("fs");
     var os14 = __require("os");
     var net3 = __require("net");
-    var path29 = __require("path");
+    var path30 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -62751,7 +62751,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path29.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path30.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -62865,7 +62865,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path29.join(__dirname, "lib/preload"));
+        alterPath.unshift(path30.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -62889,7 +62889,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path29.join(os14.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path30.join(os14.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -63167,8 +63167,8 @@ var require_utils4 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path29, { windows } = {}) => {
-      const segs = path29.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path30, { windows } = {}) => {
+      const segs = path30.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -76401,9 +76401,9 @@ var require_lib134 = __commonJS({
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync7, mkdtempSync as mkdtempSync6, rmSync as rmSync12, writeFileSync as writeFileSync4 } from "node:fs";
+import { mkdirSync as mkdirSync7, mkdtempSync as mkdtempSync6, rmSync as rmSync13, writeFileSync as writeFileSync5 } from "node:fs";
 import os13 from "node:os";
-import path28 from "node:path";
+import path29 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -76467,11 +76467,11 @@ function formatDuration(ms) {
   const [minutes, seconds] = [Math.floor(total / 60), total % 60];
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path29, width = 60) {
-  if (path29.length <= width) return path29;
+function formatPath(path30, width = 60) {
+  if (path30.length <= width) return path30;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path29.slice(0, start)}\u2026${path29.slice(path29.length - (keep - start))} (${path29.length} characters)`;
+  return `${path30.slice(0, start)}\u2026${path30.slice(path30.length - (keep - start))} (${path30.length} characters)`;
 }
 function verdictWord(verdict) {
   return verdict === "within-budget" ? "within budget" : verdict;
@@ -76484,15 +76484,15 @@ function roundOf(p) {
 }
 
 // src/gate/run.ts
-import { mkdtempSync as mkdtempSync5, rmSync as rmSync9 } from "node:fs";
+import { mkdtempSync as mkdtempSync5, rmSync as rmSync10 } from "node:fs";
 import os11 from "node:os";
-import path21 from "node:path";
+import path22 from "node:path";
 
 // src/checkout/revisions.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
-import { cpSync as cpSync2, existsSync as existsSync2, mkdirSync as mkdirSync2, mkdtempSync, realpathSync, rmSync as rmSync2 } from "node:fs";
+import { cpSync as cpSync2, existsSync as existsSync2, mkdirSync as mkdirSync2, realpathSync, rmSync as rmSync3 } from "node:fs";
 import os from "node:os";
-import path3 from "node:path";
+import path4 from "node:path";
 
 // src/util/errors.ts
 var UserError = class extends Error {
@@ -76751,14 +76751,56 @@ function gitSync(args, cwd) {
   }
 }
 
+// src/checkout/folder.ts
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync as readFileSync2, renameSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+var CLAIM_FILE = "benchgate.pid";
+function claimFolder(key, tmp, abandon) {
+  const stable = path.join(tmp, `benchgate-${createHash("sha256").update(key).digest("hex").slice(0, 12)}`);
+  const claim = () => {
+    const made = mkdtempSync(path.join(tmp, "benchgate-"));
+    writeFileSync(path.join(made, CLAIM_FILE), `${process.pid}
+`);
+    try {
+      renameSync(made, stable);
+      return void 0;
+    } catch {
+      return made;
+    }
+  };
+  let own = claim();
+  if (own === void 0) return { path: stable, stable: true };
+  if (holderLives(stable)) return { path: own, stable: false };
+  rmSync(own, { recursive: true, force: true });
+  abandon(stable);
+  own = claim();
+  return own === void 0 ? { path: stable, stable: true } : { path: own, stable: false };
+}
+function holderLives(folder) {
+  let pid;
+  try {
+    pid = Number.parseInt(readFileSync2(path.join(folder, CLAIM_FILE), "utf8"), 10);
+  } catch {
+    return true;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code !== "ESRCH";
+  }
+}
+
 // src/checkout/install.ts
 import { accessSync, constants } from "node:fs";
-import path2 from "node:path";
+import path3 from "node:path";
 
 // src/checkout/reuse.ts
-import { createHash, randomBytes as randomBytes2 } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync2, renameSync, rmSync, statSync, utimesSync } from "node:fs";
-import path from "node:path";
+import { createHash as createHash2, randomBytes as randomBytes2 } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync3, renameSync as renameSync2, rmSync as rmSync2, statSync, utimesSync } from "node:fs";
+import path2 from "node:path";
 var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"];
 var OWN_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
 var DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
@@ -76766,7 +76808,7 @@ var RESOLUTION_FIELDS = ["overrides", "resolutions", "pnpm", "packageManager", "
 var SETTINGS_FILES = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"];
 var KEEP = 8;
 function filesIn(root) {
-  return (file) => existsSync(path.join(root, file)) ? readFileSync2(path.join(root, file)) : void 0;
+  return (file) => existsSync(path2.join(root, file)) ? readFileSync3(path2.join(root, file)) : void 0;
 }
 var INSTALL_FILES = ["package.json", ...LOCKFILES, ...SETTINGS_FILES];
 function installKey(root, command) {
@@ -76796,7 +76838,7 @@ function installKeyOf(read, command) {
     for (const [name2, spec] of Object.entries(deps))
       if (typeof spec === "string" && /^(file:|link:|\.{0,2}\/)/.test(spec)) return { key: void 0, reason: `'${name2}' from ${spec}` };
   }
-  const hash = createHash("sha256");
+  const hash = createHash2("sha256");
   const part = (text2) => {
     hash.update(text2);
     hash.update("\0");
@@ -76832,43 +76874,43 @@ var Installs = class {
     const known = this.seen.get(key);
     if (known && existsSync(known.from)) return known;
     if (!this.folder || key.startsWith("run-")) return void 0;
-    const kept = path.join(this.folder, key, "node_modules");
+    const kept = path2.join(this.folder, key, "node_modules");
     if (!existsSync(kept)) return void 0;
     const now = /* @__PURE__ */ new Date();
-    utimesSync(path.join(this.folder, key), now, now);
+    utimesSync(path2.join(this.folder, key), now, now);
     return { from: kept, what: `an earlier run, kept in ${this.folder}` };
   }
   /** Put a copy of a known install in `root`. */
   restore(found, root) {
-    cpSync(found.from, path.join(root, "node_modules"), { recursive: true, verbatimSymlinks: true });
+    cpSync(found.from, path2.join(root, "node_modules"), { recursive: true, verbatimSymlinks: true });
   }
   /** `root`'s node_modules was installed for `key` (by `what`, for the log of a later reuse); `acrossRuns`: it may be kept for later runs. */
   remember(key, root, what, acrossRuns = true) {
-    const installed = path.join(root, "node_modules");
+    const installed = path2.join(root, "node_modules");
     if (!existsSync(installed)) return;
     const folder = acrossRuns ? this.folder : this.runFolder;
     if (!folder) {
       this.seen.set(key, { from: installed, what });
       return;
     }
-    const entry = path.join(folder, key);
+    const entry = path2.join(folder, key);
     if (existsSync(entry)) return;
-    const partial = path.join(folder, `.${key}.${randomBytes2(4).toString("hex")}`);
+    const partial = path2.join(folder, `.${key}.${randomBytes2(4).toString("hex")}`);
     mkdirSync(partial, { recursive: true });
     try {
-      cpSync(installed, path.join(partial, "node_modules"), { recursive: true, verbatimSymlinks: true });
-      renameSync(partial, entry);
-      this.seen.set(key, { from: path.join(entry, "node_modules"), what });
+      cpSync(installed, path2.join(partial, "node_modules"), { recursive: true, verbatimSymlinks: true });
+      renameSync2(partial, entry);
+      this.seen.set(key, { from: path2.join(entry, "node_modules"), what });
     } catch {
     } finally {
-      rmSync(partial, { recursive: true, force: true });
+      rmSync2(partial, { recursive: true, force: true });
     }
     if (folder === this.folder) this.evict(folder);
   }
   /** Keep the KEEP most recently used entries of the folder. */
   evict(folder) {
-    const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
-    for (const { name: name2 } of entries.slice(KEEP)) rmSync(path.join(folder, name2), { recursive: true, force: true });
+    const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path2.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
+    for (const { name: name2 } of entries.slice(KEEP)) rmSync2(path2.join(folder, name2), { recursive: true, force: true });
   }
 };
 
@@ -76945,10 +76987,10 @@ function hasDependencies(read) {
   });
 }
 function isOnPath(command) {
-  for (const dir of (process.env.PATH ?? "").split(path2.delimiter)) {
+  for (const dir of (process.env.PATH ?? "").split(path3.delimiter)) {
     if (!dir) continue;
     try {
-      accessSync(path2.join(dir, command), constants.X_OK);
+      accessSync(path3.join(dir, command), constants.X_OK);
       return true;
     } catch {
     }
@@ -76960,10 +77002,15 @@ function isOnPath(command) {
 async function checkout(options) {
   const run = options.git ?? git;
   const repoRoot = await findRepoRoot(run, options.cwd);
-  const projectDir = path3.relative(repoRoot, realpathSync(options.cwd));
+  const projectDir = path4.relative(repoRoot, realpathSync(options.cwd));
   const baseSha = await resolveRef(run, repoRoot, options.base, "--base");
   const headSha = options.head === void 0 ? await resolveRef(run, repoRoot, "HEAD", "HEAD") : await resolveRef(run, repoRoot, options.head, "--head");
-  const temp = mkdtempSync(path3.join(os.tmpdir(), "benchgate-"));
+  const folder = claimFolder(repoRoot, os.tmpdir(), (stale) => removeWorktrees(repoRoot, worktreesIn(stale), stale));
+  if (!folder.stable)
+    options.log(
+      `checkout: ${folder.path}, a folder of this run's own (another run of this repository holds its usual one): counts may read other figures than in a run there`
+    );
+  const temp = folder.path;
   const created = [];
   const dispose = () => {
     forget?.();
@@ -76972,7 +77019,7 @@ async function checkout(options) {
   const forget = options.onCleanup?.(dispose);
   try {
     const addWorktree = async (label2, sha) => {
-      const dir = path3.join(temp, label2);
+      const dir = path4.join(temp, label2);
       await run(["worktree", "add", "--detach", "--force", dir, sha], repoRoot);
       created.push(dir);
       return dir;
@@ -76982,7 +77029,7 @@ async function checkout(options) {
       label: "base",
       ref: options.base,
       sha: baseSha,
-      root: path3.join(baseTree, projectDir),
+      root: path4.join(baseTree, projectDir),
       worktree: baseTree,
       dirty: false
     };
@@ -76991,7 +77038,7 @@ async function checkout(options) {
       head = await describeWorkingTree(run, options.cwd, headSha);
     } else {
       const headTree = await addWorktree("head", headSha);
-      head = { label: "head", ref: options.head, sha: headSha, root: path3.join(headTree, projectDir), worktree: headTree, dirty: false };
+      head = { label: "head", ref: options.head, sha: headSha, root: path4.join(headTree, projectDir), worktree: headTree, dirty: false };
     }
     await options.beforeInstall?.({ base: base2, head });
     const installs = options.installs ?? new Installs();
@@ -77038,7 +77085,7 @@ var DEFAULT_COMMAND_TIMEOUT_MS = 15 * 6e4;
 async function prepare(revision, options, installs) {
   const describe2 = `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`;
   if (!existsSync2(revision.root)) {
-    throw new UserError(`The project directory ${path3.basename(revision.root)} does not exist in ${describe2}.`);
+    throw new UserError(`The project directory ${path4.basename(revision.root)} does not exist in ${describe2}.`);
   }
   const install = revision.worktree === void 0 ? void 0 : options.install === void 0 ? detectInstall(revision.root) : options.install || void 0;
   for (const [step, command] of [
@@ -77090,7 +77137,7 @@ async function installPackages(revision, options, describe2) {
     return;
   }
   for (const dir of options.packages?.(revision) ?? []) {
-    const folder = path3.join(revision.root, dir);
+    const folder = path4.join(revision.root, dir);
     const command = detectInstall(folder);
     if (!command) continue;
     options.log(`install ${revision.label}: ${dir}/, the package its bench files are in: ${command}`);
@@ -77115,13 +77162,13 @@ async function copyPrepared(run, base2, head, log2) {
   ];
   let how = "linked";
   for (const entry of entries) {
-    const from = path3.join(base2.worktree, entry);
-    const to = path3.join(head.worktree, entry);
-    mkdirSync2(path3.dirname(to), { recursive: true });
+    const from = path4.join(base2.worktree, entry);
+    const to = path4.join(head.worktree, entry);
+    mkdirSync2(path4.dirname(to), { recursive: true });
     try {
       execFileSync2("cp", ["-al", "--no-target-directory", from, to], { stdio: "ignore" });
     } catch {
-      rmSync2(to, { recursive: true, force: true });
+      rmSync3(to, { recursive: true, force: true });
       cpSync2(from, to, { recursive: true, force: true, verbatimSymlinks: true });
       how = "copied";
     }
@@ -77137,32 +77184,33 @@ function restore(installs, key, root) {
     installs.restore(found, root);
     return found.what;
   } catch {
-    rmSync2(path3.join(root, "node_modules"), { recursive: true, force: true });
+    rmSync3(path4.join(root, "node_modules"), { recursive: true, force: true });
     return void 0;
   }
 }
 function indent(text2) {
   return text2 ? text2.split("\n").map((line) => `  ${line}`).join("\n") : "  (no output)";
 }
+var worktreesIn = (folder) => ["base", "head"].map((label2) => path4.join(folder, label2));
 function removeWorktrees(repoRoot, dirs, temp) {
   for (const dir of dirs.splice(0)) gitSync(["worktree", "remove", "--force", "--force", dir], repoRoot);
-  rmSync2(temp, { recursive: true, force: true });
+  rmSync3(temp, { recursive: true, force: true });
   gitSync(["worktree", "prune"], repoRoot);
 }
 
 // src/measure/micro/conventions.ts
-import { existsSync as existsSync3, readFileSync as readFileSync4, readdirSync as readdirSync3 } from "node:fs";
-import path5 from "node:path";
+import { existsSync as existsSync3, readFileSync as readFileSync5, readdirSync as readdirSync3 } from "node:fs";
+import path6 from "node:path";
 
 // src/util/manifest.ts
-import { readFileSync as readFileSync3, statSync as statSync2 } from "node:fs";
-import path4 from "node:path";
+import { readFileSync as readFileSync4, statSync as statSync2 } from "node:fs";
+import path5 from "node:path";
 function isFile(file) {
   return statSync2(file, { throwIfNoEntry: false })?.isFile() === true;
 }
 function manifestScripts(root) {
   try {
-    const scripts = JSON.parse(readFileSync3(path4.join(root, "package.json"), "utf8")).scripts;
+    const scripts = JSON.parse(readFileSync4(path5.join(root, "package.json"), "utf8")).scripts;
     if (typeof scripts !== "object" || scripts === null) return {};
     return Object.fromEntries(Object.entries(scripts).filter((entry) => typeof entry[1] === "string"));
   } catch {
@@ -77170,10 +77218,10 @@ function manifestScripts(root) {
   }
 }
 function nearestManifest(file, accept) {
-  for (let dir = path4.dirname(file); dir !== path4.dirname(dir); dir = path4.dirname(dir)) {
+  for (let dir = path5.dirname(file); dir !== path5.dirname(dir); dir = path5.dirname(dir)) {
     let manifest2;
     try {
-      manifest2 = JSON.parse(readFileSync3(path4.join(dir, "package.json"), "utf8"));
+      manifest2 = JSON.parse(readFileSync4(path5.join(dir, "package.json"), "utf8"));
     } catch {
       continue;
     }
@@ -77209,12 +77257,12 @@ function filesOfScripts(root) {
     for (const segment of command.split(/&&|\|\||;|\|/)) {
       const words = segment.trim().split(/\s+/);
       if (words[0] === "cd" && words[1]) {
-        cwd = path5.posix.join(cwd, words[1]);
+        cwd = path6.posix.join(cwd, words[1]);
         continue;
       }
       if (words[0] !== "node") continue;
       const target = scriptOf(words.slice(1));
-      const file = target && resolveScriptFile(root, path5.posix.join(cwd, target));
+      const file = target && resolveScriptFile(root, path6.posix.join(cwd, target));
       if (file) files.add(file);
     }
     if (files.size > before) named.push(`\`${name2}\``);
@@ -77231,27 +77279,27 @@ function scriptOf(words) {
   return void 0;
 }
 function resolveScriptFile(root, target) {
-  const relative2 = path5.posix.normalize(target.replace(/^\.\//, "")).replace(/\/+$/, "") || ".";
-  if (relative2.startsWith("..") || path5.posix.isAbsolute(relative2) || relative2.includes("node_modules")) return void 0;
+  const relative2 = path6.posix.normalize(target.replace(/^\.\//, "")).replace(/\/+$/, "") || ".";
+  if (relative2.startsWith("..") || path6.posix.isAbsolute(relative2) || relative2.includes("node_modules")) return void 0;
   const candidates = [
     relative2,
     ...EXTENSIONS.map((ext) => relative2 + ext),
-    ...EXTENSIONS.map((ext) => path5.posix.join(relative2, `index${ext}`))
+    ...EXTENSIONS.map((ext) => path6.posix.join(relative2, `index${ext}`))
   ];
-  return candidates.find((file) => EXTENSIONS.includes(path5.posix.extname(file)) && isFile(path5.join(root, file)));
+  return candidates.find((file) => EXTENSIONS.includes(path6.posix.extname(file)) && isFile(path6.join(root, file)));
 }
 function scriptFilesIn(root, dir) {
   try {
-    return readdirSync3(path5.join(root, dir)).filter((name2) => EXTENSIONS.includes(path5.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path5.join(root, file))).sort();
+    return readdirSync3(path6.join(root, dir)).filter((name2) => EXTENSIONS.includes(path6.extname(name2)) && !name2.endsWith(".d.ts")).map((name2) => `${dir}/${name2}`).filter((file) => isFile(path6.join(root, file))).sort();
   } catch {
     return [];
   }
 }
 function isBenchFile(root, file) {
-  const full = path5.join(root, file);
+  const full = path6.join(root, file);
   if (!isFile(full)) return false;
   try {
-    return DECLARES.test(readFileSync4(full, "utf8"));
+    return DECLARES.test(readFileSync5(full, "utf8"));
   } catch {
     return false;
   }
@@ -77259,9 +77307,9 @@ function isBenchFile(root, file) {
 function benchPackages(root, files) {
   const found = /* @__PURE__ */ new Set();
   for (const file of files) {
-    for (let dir = path5.posix.dirname(file); dir !== "." && dir !== "/" && dir !== ""; dir = path5.posix.dirname(dir)) {
-      if (!existsSync3(path5.join(root, dir, "package.json"))) continue;
-      if (hasDependencies(filesIn(path5.join(root, dir)))) found.add(dir);
+    for (let dir = path6.posix.dirname(file); dir !== "." && dir !== "/" && dir !== ""; dir = path6.posix.dirname(dir)) {
+      if (!existsSync3(path6.join(root, dir, "package.json"))) continue;
+      if (hasDependencies(filesIn(path6.join(root, dir)))) found.add(dir);
       break;
     }
   }
@@ -77272,8 +77320,8 @@ function benchPackages(root, files) {
 var import_ajv = __toESM(require_ajv(), 1);
 var import_fastest_levenshtein = __toESM(require_mod(), 1);
 var import_yaml = __toESM(require_dist(), 1);
-import { existsSync as existsSync4, readFileSync as readFileSync5 } from "node:fs";
-import path6 from "node:path";
+import { existsSync as existsSync4, readFileSync as readFileSync6 } from "node:fs";
+import path7 from "node:path";
 
 // schema/benchgate.schema.json
 var benchgate_schema_default = {
@@ -77668,12 +77716,12 @@ function parseDuration(text2) {
 var CONFIG_FILE = "benchgate.yml";
 var validate = new import_ajv.default({ allErrors: true, verbose: true, strict: true, strictTuples: false }).compile(benchgate_schema_default);
 function loadConfig(options) {
-  const file = options.file ? path6.resolve(options.root, options.file) : path6.join(options.root, CONFIG_FILE);
+  const file = options.file ? path7.resolve(options.root, options.file) : path7.join(options.root, CONFIG_FILE);
   if (!existsSync4(file)) {
     if (options.file) throw new UserError(`Config file ${options.file} does not exist (resolved to ${file}).`);
     return toConfig({}, void 0);
   }
-  return parseConfig(readFileSync5(file, "utf8"), file);
+  return parseConfig(readFileSync6(file, "utf8"), file);
 }
 function parseConfig(text2, file) {
   const lines = new import_yaml.LineCounter();
@@ -77783,7 +77831,7 @@ function checkHttpNames(raw, file) {
   });
 }
 function displayPath(file) {
-  const relative2 = path6.relative(process.cwd(), file);
+  const relative2 = path7.relative(process.cwd(), file);
   return relative2 && !relative2.startsWith("..") ? relative2 : file;
 }
 function pickErrors(errors) {
@@ -79372,10 +79420,10 @@ function spikedRounds(rounds) {
 }
 
 // src/measure/http/server.ts
-import { readdirSync as readdirSync5, readFileSync as readFileSync7 } from "node:fs";
+import { readdirSync as readdirSync5, readFileSync as readFileSync8 } from "node:fs";
 import { once } from "node:events";
 import http2 from "node:http";
-import path8 from "node:path";
+import path9 from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 // src/measure/http/port.ts
@@ -79405,8 +79453,8 @@ function isListening(port, timeoutMs = 500) {
 }
 
 // src/measure/http/cpu.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync6 } from "node:fs";
-import path7 from "node:path";
+import { readdirSync as readdirSync4, readFileSync as readFileSync7 } from "node:fs";
+import path8 from "node:path";
 function cpuBetween(start, end) {
   return {
     mainNs: end.mainNs - start.mainNs,
@@ -79421,10 +79469,10 @@ function parseSchedstat(text2) {
 }
 function readCpu(pid, proc = "/proc") {
   if (!Number.isSafeInteger(pid) || pid <= 0) return void 0;
-  const tasks = path7.join(proc, String(pid), "task");
+  const tasks = path8.join(proc, String(pid), "task");
   const read = (tid) => {
     try {
-      return parseSchedstat(readFileSync6(path7.join(tasks, tid, "schedstat"), "utf8"));
+      return parseSchedstat(readFileSync7(path8.join(tasks, tid, "schedstat"), "utf8"));
     } catch {
       return void 0;
     }
@@ -79562,7 +79610,7 @@ var ServerProcess = class _ServerProcess {
   }
   static spawn(options, port) {
     const probe = options.probe ?? runsNode(options.command);
-    const socket = probe ? path8.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
+    const socket = probe ? path9.join(options.socketDir, `probe-${process.pid}-${++sequence}.sock`) : void 0;
     const nodeOptions = [process.env.NODE_OPTIONS, probe ? `--require ${JSON.stringify(options.probePath)}` : void 0].filter(Boolean).join(" ");
     const env = { ...process.env, ...options.env, PORT: String(port), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions };
     if (socket) {
@@ -79677,7 +79725,7 @@ function linuxGroupAlive(pgid) {
 function statOf(pid) {
   let stat2;
   try {
-    stat2 = readFileSync7(`/proc/${pid}/stat`, "utf8");
+    stat2 = readFileSync8(`/proc/${pid}/stat`, "utf8");
   } catch {
     return void 0;
   }
@@ -80320,8 +80368,8 @@ function pushLatencyRatios(into, pair) {
 }
 
 // src/gate/explain.ts
-import { mkdirSync as mkdirSync4, writeFileSync } from "node:fs";
-import path15 from "node:path";
+import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import path16 from "node:path";
 
 // src/explain/agreement.ts
 var METHOD_FLOOR = 0.1;
@@ -80352,16 +80400,16 @@ function agreement(profile, measured) {
 }
 
 // src/explain/counts.ts
-import { mkdtempSync as mkdtempSync3, rmSync as rmSync5 } from "node:fs";
-import path11 from "node:path";
+import { mkdtempSync as mkdtempSync3, rmSync as rmSync6 } from "node:fs";
+import path12 from "node:path";
 
 // src/measure/counts/schedule.ts
-import { mkdtempSync as mkdtempSync2, rmSync as rmSync4 } from "node:fs";
+import { mkdtempSync as mkdtempSync2, rmSync as rmSync5 } from "node:fs";
 import os6 from "node:os";
-import path10 from "node:path";
+import path11 from "node:path";
 
 // src/measure/micro/spawn.ts
-import { rmSync as rmSync3 } from "node:fs";
+import { rmSync as rmSync4 } from "node:fs";
 
 // src/measure/micro/messages.ts
 var import_ajv3 = __toESM(require_ajv(), 1);
@@ -80496,7 +80544,7 @@ function runBenchmarkProcess(job, settings) {
       clearTimeout(timer);
       clearTimeout(drain);
       killGroup(child);
-      if (child.pid !== void 0) for (const file of settings.leaves?.(child.pid) ?? []) rmSync3(file, { force: true });
+      if (child.pid !== void 0) for (const file of settings.leaves?.(child.pid) ?? []) rmSync4(file, { force: true });
       resolve3(outcome);
     };
     const fail = (message, instrumentation) => {
@@ -80583,9 +80631,9 @@ var INLINED = "(task code inlined into the loop)";
 
 // src/measure/counts/callgrind.ts
 import { execFile as execFile2, execFileSync as execFileSync3, spawnSync } from "node:child_process";
-import { readFileSync as readFileSync8 } from "node:fs";
+import { readFileSync as readFileSync9 } from "node:fs";
 import os5 from "node:os";
-import path9 from "node:path";
+import path10 from "node:path";
 var INSTALL_LINE = "sudo apt-get install -y valgrind";
 function findCallgrind(valgrind = "valgrind") {
   try {
@@ -80647,7 +80695,7 @@ function callgrindArgs(dumpPrefix, seed, node = process.execPath, figure = "inst
   ];
 }
 function instrumentOn(valgrind, pid, dumpPrefix) {
-  const vgdb = valgrind.includes("/") ? path9.resolve(path9.dirname(valgrind), "vgdb") : "vgdb";
+  const vgdb = valgrind.includes("/") ? path10.resolve(path10.dirname(valgrind), "vgdb") : "vgdb";
   const env = { ...withoutNames(process.env), ...namesOf(pid) };
   const started = Date.now();
   return new Promise(
@@ -80686,7 +80734,7 @@ var NAMES2 = ["LOGNAME", "USER", "HOST", "HOSTNAME"];
 var withoutNames = (env) => Object.fromEntries(Object.entries(env).filter(([name2]) => !NAMES2.includes(name2)));
 function namesOf(pid) {
   try {
-    const entries = readFileSync8(`/proc/${pid}/environ`, "utf8").split("\0");
+    const entries = readFileSync9(`/proc/${pid}/environ`, "utf8").split("\0");
     return Object.fromEntries(
       entries.flatMap((entry) => {
         const at2 = entry.indexOf("=");
@@ -80710,7 +80758,7 @@ async function measureCounts(plan) {
       { revision: plan.head, files: files.head, seed }
     ];
   });
-  const temp = mkdtempSync2(path10.join(plan.tempDir ?? os6.tmpdir(), "benchgate-counts-"));
+  const temp = mkdtempSync2(path11.join(plan.tempDir ?? os6.tmpdir(), "benchgate-counts-"));
   const results = /* @__PURE__ */ new Map();
   try {
     const parallel = Math.max(1, Math.min(plan.parallel ?? os6.availableParallelism(), jobs.length));
@@ -80718,7 +80766,7 @@ async function measureCounts(plan) {
     const worker = async () => {
       while (next < jobs.length) {
         const job = jobs[next];
-        const dumpPrefix = path10.join(temp, `callgrind.${next++}`);
+        const dumpPrefix = path11.join(temp, `callgrind.${next++}`);
         if (plan.deadline !== void 0 && now() > plan.deadline) {
           results.set(job, { counts: [], skipped: true });
           continue;
@@ -80756,7 +80804,7 @@ async function measureCounts(plan) {
     const ran = jobs.filter((job) => !results.get(job)?.skipped).length;
     return { benchmarks, seeds, skipped, processes: ran, failures, durationMs: now() - started };
   } finally {
-    rmSync4(temp, { recursive: true, force: true });
+    rmSync5(temp, { recursive: true, force: true });
   }
 }
 async function runCounted(job, run) {
@@ -80859,11 +80907,11 @@ async function explainCounts(plan) {
   const seed = 1;
   const files = filesForSeed(plan.files.base, plan.files.head, seed);
   const only = plan.targets.map((t) => t.id);
-  const temp = mkdtempSync3(path11.join(plan.tempDir, "benchgate-count-profile-"));
+  const temp = mkdtempSync3(path12.join(plan.tempDir, "benchgate-count-profile-"));
   plan.log(`profiles: ${only.length} counted benchmark(s) in instructions, a callgrind process per revision`);
   try {
     const side2 = async (revision) => {
-      const dumpPrefix = path11.join(temp, `callgrind.${revision.label}`);
+      const dumpPrefix = path12.join(temp, `callgrind.${revision.label}`);
       const outcome = await runCounted(
         {
           kind: "count",
@@ -80906,7 +80954,7 @@ async function explainCounts(plan) {
     }
     return results;
   } finally {
-    rmSync5(temp, { recursive: true, force: true });
+    rmSync6(temp, { recursive: true, force: true });
   }
 }
 function compareFunctions(base2, head, benchFile = "") {
@@ -80937,9 +80985,9 @@ function withCounted(profile, counted) {
 }
 
 // src/explain/run.ts
-import { createHash as createHash3 } from "node:crypto";
-import { mkdirSync as mkdirSync3, readFileSync as readFileSync11 } from "node:fs";
-import path13 from "node:path";
+import { createHash as createHash4 } from "node:crypto";
+import { mkdirSync as mkdirSync3, readFileSync as readFileSync12 } from "node:fs";
+import path14 from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/measure/http/profile.ts
@@ -80987,8 +81035,8 @@ async function profileServers(benchmark, revisions, plan, profile) {
 var isTypeScript = (pathOrUrl) => /\.(?:ts|mts|cts)$/.test(pathOrUrl.replace(/[?#].*$/s, ""));
 
 // src/explain/functions.ts
-import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync9, statSync as statSync3 } from "node:fs";
+import { createHash as createHash3 } from "node:crypto";
+import { readFileSync as readFileSync10, statSync as statSync3 } from "node:fs";
 import { SourceMap } from "node:module";
 
 // node_modules/acorn/dist/acorn.mjs
@@ -87080,7 +87128,7 @@ var FunctionShapes = class {
     let parsed2 = null;
     try {
       if (statSync3(file).size <= MAX_BYTES) {
-        const text2 = readFileSync9(file, "utf8");
+        const text2 = readFileSync10(file, "utf8");
         const { typeScript } = this.options;
         if (!isTypeScript(file)) parsed2 = functionsOf(text2);
         else if (typeScript) parsed2 = inTypeScript(text2, typeScript(text2, file));
@@ -87173,7 +87221,7 @@ function nameOf(fn, parent, source) {
   return "(anonymous)";
 }
 function shapeOf(code) {
-  const hash = createHash2("sha256");
+  const hash = createHash3("sha256");
   try {
     for (const token of tokenizer2(code, { ...OPTIONS, sourceType: "module" }))
       hash.update(`${token.type.label}\0${tokenText(token.value)}`);
@@ -87188,9 +87236,9 @@ function tokenText(value) {
 }
 
 // src/explain/profile.ts
-import { existsSync as existsSync5, readFileSync as readFileSync10 } from "node:fs";
+import { existsSync as existsSync5, readFileSync as readFileSync11 } from "node:fs";
 import { SourceMap as SourceMap2 } from "node:module";
-import path12 from "node:path";
+import path13 from "node:path";
 import { fileURLToPath } from "node:url";
 var GC = "(garbage collector)";
 var NOT_WORK = /* @__PURE__ */ new Set(["(root)", "(idle)"]);
@@ -87338,25 +87386,25 @@ var SourceMaps = class {
     if (!entry || line < 0) return void 0;
     const found = entry.map.findEntry(line, Math.max(0, column));
     if (!found.originalSource) return void 0;
-    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path12.resolve(entry.dir, entry.sourceRoot, found.originalSource);
+    const source = found.originalSource.startsWith("file://") ? fileURLToPath(found.originalSource) : path13.resolve(entry.dir, entry.sourceRoot, found.originalSource);
     return { file: source, line: found.originalLine ?? -1, column: found.originalColumn ?? -1 };
   }
   load(file) {
     if (this.maps.has(file)) return this.maps.get(file);
     let entry = null;
     try {
-      const text2 = readFileSync10(file, "utf8");
-      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync5(`${file}.map`) ? `${path12.basename(file)}.map` : void 0);
+      const text2 = readFileSync11(file, "utf8");
+      const reference = [...text2.matchAll(/\/\/[#@] sourceMappingURL=(\S+)/g)].at(-1)?.[1] ?? (existsSync5(`${file}.map`) ? `${path13.basename(file)}.map` : void 0);
       if (reference) {
         let payload;
-        let dir = path12.dirname(file);
+        let dir = path13.dirname(file);
         const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(reference);
         if (inline) payload = JSON.parse(Buffer.from(inline[1], "base64").toString("utf8"));
         else {
-          const mapFile = path12.resolve(dir, decodeURIComponent(reference));
+          const mapFile = path13.resolve(dir, decodeURIComponent(reference));
           if (!existsSync5(mapFile)) throw new Error("no map file");
-          payload = JSON.parse(readFileSync10(mapFile, "utf8"));
-          dir = path12.dirname(mapFile);
+          payload = JSON.parse(readFileSync11(mapFile, "utf8"));
+          dir = path13.dirname(mapFile);
         }
         entry = { map: new SourceMap2(payload), dir, sourceRoot: payload.sourceRoot ?? "" };
       }
@@ -87368,13 +87416,13 @@ var SourceMaps = class {
   }
 };
 function isOwnCode(file) {
-  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path12.isAbsolute(file) && !file.includes("://");
+  return file !== "" && !file.startsWith("node:") && !file.startsWith("node_modules/") && !path13.isAbsolute(file) && !file.includes("://");
 }
 function readable(file, root) {
-  const relative2 = path12.relative(root, file);
-  if (!relative2.startsWith("..") && !path12.isAbsolute(relative2)) return relative2.split(path12.sep).join("/");
-  const modules = file.lastIndexOf(`${path12.sep}node_modules${path12.sep}`);
-  return modules >= 0 ? file.slice(modules + 1).split(path12.sep).join("/") : file;
+  const relative2 = path13.relative(root, file);
+  if (!relative2.startsWith("..") && !path13.isAbsolute(relative2)) return relative2.split(path13.sep).join("/");
+  const modules = file.lastIndexOf(`${path13.sep}node_modules${path13.sep}`);
+  return modules >= 0 ? file.slice(modules + 1).split(path13.sep).join("/") : file;
 }
 
 // src/explain/run.ts
@@ -87404,11 +87452,11 @@ async function explain(plan) {
 }
 function profileSlug(id) {
   const readable2 = id.replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 100);
-  return `${readable2}-${createHash3("sha256").update(id).digest("hex").slice(0, 8)}`;
+  return `${readable2}-${createHash4("sha256").update(id).digest("hex").slice(0, 8)}`;
 }
 async function typeScriptFor(profiles, runnerPath) {
   if (!profiles.some((profile) => profile.nodes.some((node) => isTypeScript(node.callFrame.url)))) return void 0;
-  const transform = path13.join(path13.dirname(runnerPath), "typescript.js");
+  const transform = path14.join(path14.dirname(runnerPath), "typescript.js");
   try {
     return (await import(pathToFileURL(transform).href)).transformWithMap;
   } catch {
@@ -87418,7 +87466,7 @@ async function typeScriptFor(profiles, runnerPath) {
 async function profileBoth(target, plan, started) {
   const revisions = { base: plan.base, head: plan.head };
   const slug = profileSlug(target.id);
-  const files = { base: path13.join(plan.dir, `${slug}.base.cpuprofile`), head: path13.join(plan.dir, `${slug}.head.cpuprofile`) };
+  const files = { base: path14.join(plan.dir, `${slug}.base.cpuprofile`), head: path14.join(plan.dir, `${slug}.head.cpuprofile`) };
   const shared = target.kind === "micro" && target.file !== null && (plan.shared?.(target.file) ?? false);
   const duet = target.kind === "http" ? plan.duet?.(target.id) : void 0;
   const ops = { base: 0, head: 0 };
@@ -87429,8 +87477,8 @@ async function profileBoth(target, plan, started) {
     for (const side2 of ["base", "head"])
       ops[side2] = (target.kind === "http" ? await profileHttp(target, [revisions[side2]], files, plan) : await profileMicro(target, [revisions[side2]], files, plan))[side2] ?? 0;
   const profiles = {
-    base: JSON.parse(readFileSync11(files.base, "utf8")),
-    head: JSON.parse(readFileSync11(files.head, "utf8"))
+    base: JSON.parse(readFileSync12(files.base, "utf8")),
+    head: JSON.parse(readFileSync12(files.head, "utf8"))
   };
   const options = {
     maps: new SourceMaps(),
@@ -87440,7 +87488,7 @@ async function profileBoth(target, plan, started) {
       typeScript: target.kind === "micro" ? await typeScriptFor([profiles.base, profiles.head], plan.runnerPath) : void 0
     }),
     // benchgate's runner and probe frames are not the project's; a micro task's bench file calls everything it does.
-    hidden: (file) => file.startsWith(path13.dirname(plan.runnerPath) + path13.sep) || file.startsWith(path13.dirname(plan.probePath) + path13.sep),
+    hidden: (file) => file.startsWith(path14.dirname(plan.runnerPath) + path14.sep) || file.startsWith(path14.dirname(plan.probePath) + path14.sep),
     notOwn: (file) => file === target.file,
     // The runner's compiled loops (measure/micro/alternate.ts): V8 may inline the whole task into them.
     loops: LOOPS
@@ -87561,13 +87609,13 @@ function measureFor(id, micro) {
 }
 
 // src/measure/counts/server.ts
-import { existsSync as existsSync7, readFileSync as readFileSync13, rmSync as rmSync7 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync14, rmSync as rmSync8 } from "node:fs";
 import http3 from "node:http";
 import os9 from "node:os";
-import path14 from "node:path";
+import path15 from "node:path";
 
 // src/measure/counts/task.ts
-import { closeSync, existsSync as existsSync6, openSync, readFileSync as readFileSync12, readSync, rmSync as rmSync6 } from "node:fs";
+import { closeSync, existsSync as existsSync6, openSync, readFileSync as readFileSync13, readSync, rmSync as rmSync7 } from "node:fs";
 import os8 from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -87642,7 +87690,7 @@ var Counter = class {
       await run();
       this.mark();
     }
-    rmSync6(`${this.prefix}.${first}`, { force: true });
+    rmSync7(`${this.prefix}.${first}`, { force: true });
     if (existsSync6(`${this.prefix}.${this.dumps + 1}`))
       throw new Error("the task calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
     return first;
@@ -87657,7 +87705,7 @@ function readDump(file, figure = "instructions", keep = false) {
       `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`
     );
   }
-  if (!keep) rmSync6(file, { force: true });
+  if (!keep) rmSync7(file, { force: true });
   const totals = /^(?:totals|summary):((?:\s+\d+)+)/m.exec(text2);
   if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
   const values = totals[1].trim().split(/\s+/).map(Number);
@@ -87678,7 +87726,7 @@ function dumpHeader(file) {
   } finally {
     closeSync(fd);
   }
-  return readFileSync12(file, "utf8");
+  return readFileSync13(file, "utf8");
 }
 var collector;
 function collect2(options) {
@@ -87740,7 +87788,7 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
       break;
     }
     perCall.push(...measured2);
-    if (window2.dumps) for (const file of [...window2.dumps.empty, ...window2.dumps.measured]) rmSync6(file, { force: true });
+    if (window2.dumps) for (const file of [...window2.dumps.empty, ...window2.dumps.measured]) rmSync7(file, { force: true });
   }
   async function measureWindow() {
     try {
@@ -87806,9 +87854,9 @@ function npmScript(start, root) {
   const named = /^\s*npm\s+(?:start|(?:run|run-script)\s+([\w:.-]+))\s*$/.exec(start);
   if (!named) return void 0;
   try {
-    const manifest2 = JSON.parse(readFileSync13(path14.join(root, "package.json"), "utf8"));
+    const manifest2 = JSON.parse(readFileSync14(path15.join(root, "package.json"), "utf8"));
     const script = manifest2.scripts?.[named[1] ?? "start"];
-    if (script === void 0 && !named[1] && existsSync7(path14.join(root, "server.js"))) return "node server.js";
+    if (script === void 0 && !named[1] && existsSync7(path15.join(root, "server.js"))) return "node server.js";
     return typeof script === "string" ? script : void 0;
   } catch {
     return void 0;
@@ -87904,7 +87952,7 @@ var ServerCounter = class {
       await run();
       await this.mark();
     }
-    rmSync7(`${this.prefix}.${first}`, { force: true });
+    rmSync8(`${this.prefix}.${first}`, { force: true });
     if (existsSync7(`${this.prefix}.${this.dumps + 1}`))
       throw new Error("the server calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
     return Array.from({ length: count3 }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`, this.figure));
@@ -87958,7 +88006,7 @@ async function countServers(plan) {
         continue;
       }
       plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} (a server under callgrind)`);
-      const dumpPrefix = path14.join(plan.socketDir, `callgrind-server.${index}`);
+      const dumpPrefix = path15.join(plan.socketDir, `callgrind-server.${index}`);
       try {
         const started = now();
         const figures = await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix });
@@ -88427,10 +88475,10 @@ async function explainStage(run, judged2, micro, http4, counted) {
     log: options.log
   }) : /* @__PURE__ */ new Map();
   const timed = targets.filter((t) => !t.counted);
-  const dir = path15.resolve(options.cwd, options.profileDir ?? path15.join(".benchgate", "profiles"));
+  const dir = path16.resolve(options.cwd, options.profileDir ?? path16.join(".benchgate", "profiles"));
   if (options.profileDir === void 0) {
     mkdirSync4(dir, { recursive: true });
-    writeFileSync(path15.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
+    writeFileSync2(path16.join(dir, ".gitignore"), "# benchgate's profiles: not part of the project\n*\n");
   }
   const warmups = new Map(http4?.benchmarks.map((b) => [b.id, b.http?.schedule?.warmupMs]));
   const common = {
@@ -88569,27 +88617,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path29) {
-  let normalized = normalize(path29);
+function cleanPath(path30) {
+  let normalized = normalize(path30);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path29, separator) {
-  return path29.replace(SLASHES_REGEX, separator);
+function convertSlashes(path30, separator) {
+  return path30.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path29) {
-  return path29 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path29);
+function isRootDirectory(path30) {
+  return path30 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path30);
 }
-function normalizePath(path29, options) {
+function normalizePath(path30, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path29.includes("/") || path29.startsWith(".");
-  if (resolvePaths) path29 = resolve(path29);
-  if (normalizePath$1 || pathNeedsCleaning) path29 = cleanPath(path29);
-  if (path29 === ".") return "";
-  const needsSeperator = path29[path29.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path29 + pathSeparator : path29, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path30.includes("/") || path30.startsWith(".");
+  if (resolvePaths) path30 = resolve(path30);
+  if (normalizePath$1 || pathNeedsCleaning) path30 = cleanPath(path30);
+  if (path30 === ".") return "";
+  const needsSeperator = path30[path30.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path30 + pathSeparator : path30, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -88626,8 +88674,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path29 = directoryPath || ".";
-  if (filters.every((filter) => filter(path29, true))) paths.push(path29);
+  const path30 = directoryPath || ".";
+  if (filters.every((filter) => filter(path30, true))) paths.push(path30);
 };
 var empty$2 = () => {
 };
@@ -88679,26 +88727,26 @@ var empty2 = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty2;
 }
-var resolveSymlinksAsync = function(path29, state, callback$1) {
+var resolveSymlinksAsync = function(path30, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path29, (error, resolvedPath) => {
+  fs.realpath(path30, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path29, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path30, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path29, state, callback$1) {
+var resolveSymlinks = function(path30, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path29);
+    const resolvedPath = fs.realpathSync(path30);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path29, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path30, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -88708,9 +88756,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path29, resolved, state) {
+function isRecursive(path30, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path29);
+  let parent = dirname(path30);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -88718,7 +88766,7 @@ function isRecursive(path29, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path29, resolved);
+  state.symlinks.set(path30, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -88890,19 +88938,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path29 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path29)) continue;
-        this.pushDirectory(path29, paths, filters);
-        this.walkDirectory(this.state, path29, path29, depth - 1, this.walk);
+        let path30 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path30)) continue;
+        this.pushDirectory(path30, paths, filters);
+        this.walkDirectory(this.state, path30, path30, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path29 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path29, this.state, (stat2, resolvedPath) => {
+        let path30 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path30, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path29 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path29 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path30 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path30 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path29;
+            resolvedPath = useRealPaths ? resolvedPath : path30;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -89068,7 +89116,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path29) => isMatch(path29));
+    this.options.filters.push((path30) => isMatch(path30));
     return this;
   }
 };
@@ -89143,19 +89191,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path29) {
-  return path29.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path30) {
+  return path30.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path29) {
+function splitPattern(path30) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path29, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path29];
+  const result = import_picomatch2.default.scan(path30, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path30];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path29) => path29.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path29) => path29.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path30) => path30.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path30) => path30.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -89262,13 +89310,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path29 = format(p, isDirectory);
-      const matches = matcher(path29) && !ignore2(path29);
-      if (matches) log(`matched ${path29}`);
+      const path30 = format(p, isDirectory);
+      const matches = matcher(path30) && !ignore2(path30);
+      if (matches) log(`matched ${path30}`);
       return matches;
     } : (p, isDirectory) => {
-      const path29 = format(p, isDirectory);
-      return matcher(path29) && !ignore2(path29);
+      const path30 = format(p, isDirectory);
+      return matcher(path30) && !ignore2(path30);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -89358,7 +89406,7 @@ function exactFile(file) {
 
 // src/measure/micro/inventory.ts
 import { existsSync as existsSync8 } from "node:fs";
-import path16 from "node:path";
+import path17 from "node:path";
 async function loadInventory(sides, options) {
   return Promise.all(
     sides.map(async ({ revision, files }) => {
@@ -89376,7 +89424,7 @@ var MISSING_PACKAGE = /Cannot find (?:package|module) '((?:@[^/'\s]+\/)?[^./'\s]
 function missingPackage(error, root) {
   const name2 = error ? MISSING_PACKAGE.exec(error)?.[1] : void 0;
   if (!name2) return void 0;
-  return existsSync8(path16.join(root, name2)) && !existsSync8(path16.join(root, "node_modules", name2)) ? void 0 : name2;
+  return existsSync8(path17.join(root, name2)) && !existsSync8(path17.join(root, "node_modules", name2)) ? void 0 : name2;
 }
 function assertInstalled(inventory, install) {
   for (const { revision, files } of inventory) {
@@ -89404,23 +89452,23 @@ function withInstallHints(inventory, install) {
       if (!name2 || revision.worktree !== void 0) return file;
       const [own] = benchPackages(revision.root, [file.file]);
       const command = installCommand(revision, install);
-      const ownCommand = own ? detectInstall(path16.join(revision.root, own)) ?? "npm install" : void 0;
-      const where2 = own ? `${path16.join(revision.root, own)} (the bench file's own package): run \`${command}\` in ${revision.root} and \`${ownCommand}\` in ${own}` : `${revision.root}: run \`${command}\` there`;
+      const ownCommand = own ? detectInstall(path17.join(revision.root, own)) ?? "npm install" : void 0;
+      const where2 = own ? `${path17.join(revision.root, own)} (the bench file's own package): run \`${command}\` in ${revision.root} and \`${ownCommand}\` in ${own}` : `${revision.root}: run \`${command}\` there`;
       return { ...file, error: `it imports '${name2}', which is not installed in ${where2} first, then list again` };
     })
   }));
 }
 function plugAndPlay(root) {
-  if (!existsSync8(path16.join(root, ".pnp.cjs")) || existsSync8(path16.join(root, "node_modules"))) return void 0;
+  if (!existsSync8(path17.join(root, ".pnp.cjs")) || existsSync8(path17.join(root, "node_modules"))) return void 0;
   return `it was installed by yarn's Plug'n'Play (.pnp.cjs, no node_modules), which only \`yarn node\` resolves from, and benchgate loads bench files with Node's own resolution: install into node_modules (\`${YARN_NODE_MODULES} yarn install\`, what benchgate runs for yarn 2+ where install is not set, or nodeLinker: node-modules in .yarnrc.yml).`;
 }
 function installCommand(revision, install) {
   return typeof install === "string" ? install : detectInstall(revision.root) ?? "npm install";
 }
 function packageFound(root, file, name2) {
-  for (let dir = path16.dirname(path16.join(root, file)); ; dir = path16.dirname(dir)) {
-    if (existsSync8(path16.join(dir, "node_modules", name2))) return true;
-    if (dir === root || path16.dirname(dir) === dir || !dir.startsWith(root)) return false;
+  for (let dir = path17.dirname(path17.join(root, file)); ; dir = path17.dirname(dir)) {
+    if (existsSync8(path17.join(dir, "node_modules", name2))) return true;
+    if (dir === root || path17.dirname(dir) === dir || !dir.startsWith(root)) return false;
   }
 }
 function describeRevision(revision) {
@@ -90947,8 +90995,8 @@ function microProcesses(run, files) {
 }
 
 // src/measure/native/flags.ts
-import { readFileSync as readFileSync14 } from "node:fs";
-import path17 from "node:path";
+import { readFileSync as readFileSync15 } from "node:fs";
+import path18 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = new RegExp(
   "^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)"
@@ -90956,7 +91004,7 @@ var REFUSED = new RegExp(
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync14(path17.join(root, "package.json"), "utf8");
+    const text2 = readFileSync15(path18.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -90966,7 +91014,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path17.posix.normalize(file);
+  const target = path18.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -90983,13 +91031,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path17.posix.normalize(script) !== target) return void 0;
+  if (!script || path18.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync15, rmSync as rmSync8, statSync as statSync5 } from "node:fs";
-import path19 from "node:path";
+import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync16, rmSync as rmSync9, statSync as statSync5 } from "node:fs";
+import path20 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
 // src/measure/native/figures.ts
@@ -91072,18 +91120,18 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path18 from "node:path";
+import path19 from "node:path";
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path18.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path19.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
   const found = nearestManifest(entry, (manifest2) => manifest2.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path18.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path19.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -91095,7 +91143,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path18.resolve(root, file));
+  const wanted = real(path19.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -91123,7 +91171,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path18.sep).join("/");
+  const own = file.split(path19.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at2 = fullName.indexOf(" > ");
@@ -91133,7 +91181,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path18.resolve(file);
+    return path19.resolve(file);
   }
 }
 
@@ -91142,12 +91190,12 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync4(path19.join(options.tempDir, "native-"));
+  const dir = mkdtempSync4(path20.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path19.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path20.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
-    rmSync8(dir, { recursive: true, force: true });
+    rmSync9(dir, { recursive: true, force: true });
     const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
     return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
   }
@@ -91169,7 +91217,7 @@ function runNative(options) {
       watch.stop();
       killGroup(child);
       const figures = read(problem === void 0);
-      rmSync8(dir, { recursive: true, force: true });
+      rmSync9(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join("; ");
       resolve3({
         revision: options.revision,
@@ -91203,7 +91251,7 @@ function readCapped(file, what) {
     return {};
   }
   if (size > MAX_FIGURES_BYTES) return { problem: `its ${what} grew to ${Math.round(size / 1024 / 1024)} MB: not read` };
-  return { text: readFileSync15(file, "utf8") };
+  return { text: readFileSync16(file, "utf8") };
 }
 function readFigures(file) {
   const { text: text2, problem } = readCapped(file, "figures file");
@@ -91519,7 +91567,7 @@ async function nativeStage(run, files, inventory, judged2) {
 
 // src/gate/policy.ts
 import { existsSync as existsSync9 } from "node:fs";
-import path20 from "node:path";
+import path21 from "node:path";
 
 // src/config/policy.ts
 function policyOf(config) {
@@ -91587,9 +91635,9 @@ function withPolicyOf(head, base2) {
 
 // src/gate/policy.ts
 function choosePolicy(own, tree, options) {
-  const file = path20.relative(options.cwd, path20.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path20.join(tree.base.root, file);
-  const outside = tree.base.worktree !== void 0 && path20.relative(tree.base.worktree, atBase).startsWith("..");
+  const file = path21.relative(options.cwd, path21.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path21.join(tree.base.root, file);
+  const outside = tree.base.worktree !== void 0 && path21.relative(tree.base.worktree, atBase).startsWith("..");
   const base2 = outside ? own : existsSync9(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base2, own);
@@ -91646,9 +91694,9 @@ function spikeNote(conditions, spiked) {
 }
 
 // src/config/hash.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 function configHash(config) {
-  return createHash4("sha256").update(stableJson({ ...config, file: void 0 })).digest("hex");
+  return createHash5("sha256").update(stableJson({ ...config, file: void 0 })).digest("hex");
 }
 function stableJson(value) {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
@@ -91846,8 +91894,8 @@ async function runGate(options) {
       known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
     }
   });
-  const socketDir = mkdtempSync5(path21.join(os11.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync9(socketDir, { recursive: true, force: true });
+  const socketDir = mkdtempSync5(path22.join(os11.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync10(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os11.loadavg();
   try {
@@ -92378,7 +92426,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path22 from "node:path";
+import path23 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -92408,7 +92456,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit2}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path22.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path23.basename(file))
   };
 }
 function countsSections(id, profile) {
@@ -93162,8 +93210,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync10, readFileSync as readFileSync16, statSync as statSync6 } from "node:fs";
-import path23 from "node:path";
+import { existsSync as existsSync10, readFileSync as readFileSync17, statSync as statSync6 } from "node:fs";
+import path24 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -96337,7 +96385,7 @@ function readReport2(file) {
     );
   let data2;
   try {
-    data2 = JSON.parse(readFileSync16(file, "utf8"));
+    data2 = JSON.parse(readFileSync17(file, "utf8"));
   } catch {
     throw new UserError(`The report ${file} is not JSON: refusing it.`);
   }
@@ -96351,7 +96399,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync10(path23.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path23.resolve(cwd, pattern)];
+    if (existsSync10(path24.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path24.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -96724,7 +96772,7 @@ function parseProfileMode(text2) {
 import { existsSync as existsSync12 } from "node:fs";
 
 // src/config/action-inputs.ts
-import path24 from "node:path";
+import path25 from "node:path";
 
 // src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
@@ -96747,7 +96795,7 @@ function parseAnchor(text2, what = "anchor") {
 
 // src/config/action-inputs.ts
 function commentKeyOf(directory, config, key) {
-  const file = path24.posix.join(directory.split(path24.sep).join("/") || ".", config ?? "benchgate.yml");
+  const file = path25.posix.join(directory.split(path25.sep).join("/") || ".", config ?? "benchgate.yml");
   return sanitizeCommentKey(key ? `${file}#${key}` : file);
 }
 function sanitizeCommentKey(key) {
@@ -97544,8 +97592,8 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync as closeSync2, existsSync as existsSync11, mkdirSync as mkdirSync5, openSync as openSync2, readFileSync as readFileSync17, renameSync as renameSync2, rmSync as rmSync10, statSync as statSync7, writeFileSync as writeFileSync2 } from "node:fs";
-import path25 from "node:path";
+import { closeSync as closeSync2, existsSync as existsSync11, mkdirSync as mkdirSync5, openSync as openSync2, readFileSync as readFileSync18, renameSync as renameSync3, rmSync as rmSync11, statSync as statSync7, writeFileSync as writeFileSync3 } from "node:fs";
+import path26 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var HISTORY_CODEC = {
   parse: parseHistory,
@@ -97566,19 +97614,19 @@ function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES2) {
     const size = statSync7(file).size;
     if (size > maxBytes)
       throw new UserError(`${file}: ${size} bytes is more than a history file holds (${maxBytes / 1024 / 1024} MB): is it the right file?`);
-    return codec.parse(readFileSync17(file, "utf8"), file);
+    return codec.parse(readFileSync18(file, "utf8"), file);
   };
   return {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync5(path25.dirname(path25.resolve(file)), { recursive: true });
+      mkdirSync5(path26.dirname(path26.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const written = codec.append(read(), records, limit);
         const temp = `${file}.${process.pid}.tmp`;
-        writeFileSync2(temp, codec.serialize(written));
-        renameSync2(temp, file);
+        writeFileSync3(temp, codec.serialize(written));
+        renameSync3(temp, file);
         return written;
       } finally {
         release();
@@ -97592,15 +97640,15 @@ async function lock(lockFile) {
     try {
       const token = `${process.pid} ${Math.random()}`;
       const fd = openSync2(lockFile, "wx");
-      writeFileSync2(fd, token);
+      writeFileSync3(fd, token);
       closeSync2(fd);
       return () => {
-        if (readSafe(lockFile) === token) rmSync10(lockFile, { force: true });
+        if (readSafe(lockFile) === token) rmSync11(lockFile, { force: true });
       };
     } catch (error) {
       if (error.code !== "EEXIST") throw error;
       const age = Date.now() - (statSafe(lockFile) ?? Date.now());
-      if (age > STALE_LOCK_MS) rmSync10(lockFile, { force: true });
+      if (age > STALE_LOCK_MS) rmSync11(lockFile, { force: true });
       else if (Date.now() - started > LOCK_WAIT_MS)
         throw new UserError(`${lockFile} is held by another benchgate writing the history: remove it if no benchgate is running.`);
       else await sleep3(20 + Math.random() * 30);
@@ -97609,7 +97657,7 @@ async function lock(lockFile) {
 }
 function readSafe(file) {
   try {
-    return readFileSync17(file, "utf8");
+    return readFileSync18(file, "utf8");
   } catch {
     return void 0;
   }
@@ -97834,12 +97882,12 @@ async function runBisect(command, io) {
 }
 
 // src/cli/publish.ts
-import { existsSync as existsSync14, readFileSync as readFileSync18 } from "node:fs";
-import path27 from "node:path";
+import { existsSync as existsSync14, readFileSync as readFileSync19 } from "node:fs";
+import path28 from "node:path";
 
 // src/history/publish.ts
-import { cpSync as cpSync3, existsSync as existsSync13, mkdirSync as mkdirSync6, readdirSync as readdirSync7, rmSync as rmSync11, writeFileSync as writeFileSync3 } from "node:fs";
-import path26 from "node:path";
+import { cpSync as cpSync3, existsSync as existsSync13, mkdirSync as mkdirSync6, readdirSync as readdirSync7, rmSync as rmSync12, writeFileSync as writeFileSync4 } from "node:fs";
+import path27 from "node:path";
 
 // src/history/site.ts
 var import_picomatch5 = __toESM(require_picomatch2(), 1);
@@ -98132,25 +98180,25 @@ bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions fee
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync13(path26.join(options.assets, "site.js")))
+  if (!existsSync13(path27.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
   if (existsSync13(out)) {
     const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync11(path26.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync12(path27.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path26.join(out, file.path);
-    mkdirSync6(path26.dirname(target), { recursive: true });
-    writeFileSync3(target, file.text);
+    const target = path27.join(out, file.path);
+    mkdirSync6(path27.dirname(target), { recursive: true });
+    writeFileSync4(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync6(path26.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync3(path26.join(options.assets, asset), path26.join(out, "assets", asset));
-  writeFileSync3(path26.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync6(path27.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync3(path27.join(options.assets, asset), path27.join(out, "assets", asset));
+  writeFileSync4(path27.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -98167,7 +98215,7 @@ async function runPublish(command, io) {
     const bisects = reportFiles(command.bisects, io.cwd).map((file) => {
       let value;
       try {
-        value = JSON.parse(readFileSync18(file, "utf8"));
+        value = JSON.parse(readFileSync19(file, "utf8"));
       } catch (error) {
         throw new Error(`${file}: not JSON (${messageOf(error)})`, { cause: error });
       }
@@ -98177,9 +98225,9 @@ async function runPublish(command, io) {
     const repository = repositoryOfRemote(remote) ?? void 0;
     if (command.repository && !repository)
       throw new Error(`--repository must be an https URL such as https://github.com/owner/repo; got '${command.repository}'.`);
-    const out = path27.resolve(io.cwd, command.out);
+    const out = path28.resolve(io.cwd, command.out);
     const written = writeSite(out, records, {
-      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path27.basename(io.cwd)}: benchmark history`,
+      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path28.basename(io.cwd)}: benchmark history`,
       version: io.version,
       generated: /* @__PURE__ */ new Date(),
       releases: command.releases,
@@ -98187,10 +98235,10 @@ async function runPublish(command, io) {
       siteUrl: command.siteUrl,
       drift,
       bisects,
-      assets: path27.join(path27.dirname(io.runnerPath), "site")
+      assets: path28.join(path28.dirname(io.runnerPath), "site")
     });
     io.stderr.write(
-      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path27.join(out, "index.html")}
+      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path28.join(out, "index.html")}
 `
     );
     return 0;
@@ -98254,7 +98302,7 @@ async function main(argv, io) {
       shard: command.shard,
       // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
       nativeCheck: command.nativeCheck ? {
-        observerPath: path28.join(path28.dirname(io.runnerPath), "native.js"),
+        observerPath: path29.join(path29.dirname(io.runnerPath), "native.js"),
         runTimeoutMs: command.nativeTimeoutMs,
         runs: command.nativeRuns
       } : void 0,
@@ -98263,7 +98311,7 @@ async function main(argv, io) {
         io,
         progress,
         trap,
-        command.installCache === void 0 ? void 0 : new Installs(path28.resolve(io.cwd, command.installCache))
+        command.installCache === void 0 ? void 0 : new Installs(path29.resolve(io.cwd, command.installCache))
       )
     });
   } catch (error) {
@@ -98316,7 +98364,7 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path28.relative(io.cwd, file) || file, report: readReport2(file) })));
+    return mergeShards(files.map((file) => ({ file: path29.relative(io.cwd, file) || file, report: readReport2(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
@@ -98362,9 +98410,9 @@ async function withProgress(io, command, body) {
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
   const history = ["record", "drift", "bisect"].includes(command.kind);
-  const runFolder = history ? mkdtempSync6(path28.join(os13.tmpdir(), "benchgate-installs-")) : void 0;
-  const folder = command.installCache !== void 0 ? path28.resolve(io.cwd, command.installCache) : runFolder;
-  const removeFolder = runFolder ? () => rmSync12(runFolder, { recursive: true, force: true }) : () => void 0;
+  const runFolder = history ? mkdtempSync6(path29.join(os13.tmpdir(), "benchgate-installs-")) : void 0;
+  const folder = command.installCache !== void 0 ? path29.resolve(io.cwd, command.installCache) : runFolder;
+  const removeFolder = runFolder ? () => rmSync13(runFolder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);
   try {
     return await body(gateIo(io, progress, trap, folder === void 0 ? void 0 : new Installs(folder, runFolder)), progress);
@@ -98410,9 +98458,9 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path28.resolve(cwd, file);
-  mkdirSync7(path28.dirname(target), { recursive: true });
-  writeFileSync4(target, text2);
+  const target = path29.resolve(cwd, file);
+  mkdirSync7(path29.dirname(target), { recursive: true });
+  writeFileSync5(target, text2);
 }
 function progressPrinter(stream) {
   let pending = false;
@@ -98445,7 +98493,7 @@ function progressPrinter(stream) {
 }
 
 // src/util/secrets.ts
-import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync19, readSync as readSync2, writeSync } from "node:fs";
+import { closeSync as closeSync3, openSync as openSync3, readFileSync as readFileSync20, readSync as readSync2, writeSync } from "node:fs";
 function forgetSecrets(env = process.env) {
   const jobFiles = Object.fromEntries(
     Object.entries(env).filter((entry) => JOB_FILES.has(entry[0].toUpperCase()) && entry[1] !== void 0)
@@ -98460,7 +98508,7 @@ function forgetSecrets(env = process.env) {
 function wipeInitialEnvironment(names) {
   let fd;
   try {
-    const stat2 = readFileSync19("/proc/self/stat", "utf8");
+    const stat2 = readFileSync20("/proc/self/stat", "utf8");
     const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
     const start = Number(fields[50 - 3]);
     const end = Number(fields[51 - 3]);

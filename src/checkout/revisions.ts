@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { UserError } from '../util/errors.js';
@@ -7,6 +7,7 @@ import { formatDuration } from '../util/format.js';
 import { runShell } from '../util/processes.js';
 import { isRevisionName } from '../config/revision.js';
 import { git as defaultGit, GitError, gitSync, type Git } from './git.js';
+import { claimFolder } from './folder.js';
 import { detectInstall } from './install.js';
 import { installKey, Installs } from './reuse.js';
 
@@ -71,7 +72,14 @@ export async function checkout(options: CheckoutOptions): Promise<Checkout> {
   const headSha =
     options.head === undefined ? await resolveRef(run, repoRoot, 'HEAD', 'HEAD') : await resolveRef(run, repoRoot, options.head, '--head');
 
-  const temp = mkdtempSync(path.join(os.tmpdir(), 'benchgate-'));
+  // The repository's own folder, so a rerun checks out where this run does (counts depend on the paths: folder.ts).
+  const folder = claimFolder(repoRoot, os.tmpdir(), (stale) => removeWorktrees(repoRoot, worktreesIn(stale), stale));
+  if (!folder.stable)
+    options.log(
+      `checkout: ${folder.path}, a folder of this run's own (another run of this repository holds its usual one): ` +
+        'counts may read other figures than in a run there',
+    );
+  const temp = folder.path;
   const created: string[] = [];
   const dispose = () => {
     forget?.();
@@ -324,6 +332,9 @@ function indent(text: string): string {
         .join('\n')
     : '  (no output)';
 }
+
+/** The worktrees a checkout's folder may hold (addWorktree's names). */
+const worktreesIn = (folder: string) => (['base', 'head'] as const).map((label) => path.join(folder, label));
 
 function removeWorktrees(repoRoot: string, dirs: string[], temp: string): void {
   // A worktree git cannot remove is removed by hand below; prune then drops git's record of it.

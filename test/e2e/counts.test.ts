@@ -97,7 +97,7 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
     expect(run.stdout).toContain('FAIL: 1 regression');
   });
 
-  it('reads the same code under the same seed as the same count (A/A): unchanged, not a spread', async () => {
+  it('reads the same code under the same seed as the same count (A/A): unchanged, not a spread, and the same figures in a rerun', async () => {
     repo = fixtureRepo('ids', { config: COUNTS });
     const run = await runCli(['compare', '--base', 'main', '--head', 'main', '--profile', 'never', '--json', 'out/report.json'], repo);
     expect(run.code, run.stderr).toBe(0);
@@ -109,6 +109,11 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
       expect(Math.abs(count / bench!.counts.head.seeds[i]! - 1), `seed ${i + 1}`).toBeLessThan(1e-4);
     });
     expect(Math.abs(bench!.change.estimate)).toBeLessThan(1e-4);
+    // A rerun checks out at the same paths (checkout/folder.ts), so it reads the same figures, to the instruction.
+    const rerun = await runCli(['compare', '--base', 'main', '--head', 'main', '--profile', 'never', '--json', 'out/rerun.json'], repo);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const [again] = readJson(path.join(repo, 'out/rerun.json')).benchmarks as CountedRow[];
+    expect([again!.counts.base.seeds, again!.counts.head.seeds]).toEqual([bench!.counts.base.seeds, bench!.counts.head.seeds]);
   });
 
   it('measures each micro-benchmark as its pattern in micro.measures says: one task counted, the other timed, in one run', async () => {

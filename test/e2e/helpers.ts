@@ -107,7 +107,7 @@ export function leftovers(repo: string): { worktrees: string[]; tempDirs: string
     .map((line) => line.slice('worktree '.length))
     .filter((dir) => dir !== repo);
   const tempDirs = readdirSync(os.tmpdir())
-    .filter((name) => /^benchgate-[A-Za-z0-9]{6}$/.test(name))
+    .filter((name) => /^benchgate-([A-Za-z0-9]{6}|[0-9a-f]{12})$/.test(name))
     .map((name) => path.join(os.tmpdir(), name))
     .filter((dir) => existsSync(dir) && worktreesOf(dir, repo));
   return { worktrees, tempDirs };
@@ -195,7 +195,9 @@ function commandAndCwd(pid: number): { cmd: string; cwd: string } {
   return { cmd, cwd };
 }
 
-const TEMP_WORKTREES = new RegExp(`^(${os.tmpdir().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/benchgate-[A-Za-z0-9]{6})(/|$)`);
+const TEMP_WORKTREES = new RegExp(
+  `^(${os.tmpdir().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/benchgate-(?:[A-Za-z0-9]{6}|[0-9a-f]{12}))(/|$)`,
+);
 
 /**
  * The processes one run started, found by pid, path and mark only, never by a name another test or

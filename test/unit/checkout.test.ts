@@ -8,6 +8,7 @@ import { installKey, Installs } from '../../src/checkout/reuse.js';
 import { installPlan } from '../../src/history/anchor.js';
 import { checkout, installHint, type Checkout, type CheckoutOptions } from '../../src/checkout/revisions.js';
 import { UserError } from '../../src/util/errors.js';
+import { CLAIM_FILE } from '../../src/checkout/folder.js';
 
 /** Real git in temp directories: a repository with main (v1) and feature (v2) branches. */
 const temps: string[] = [];
@@ -78,7 +79,8 @@ describe('checking out base and head', () => {
     const repo = repository();
     const tree = await checkOut({ cwd: repo });
     expect(tree.base).toMatchObject({ label: 'base', ref: 'main', sha: git(repo, 'rev-parse', 'main'), dirty: false });
-    expect(tree.base.worktree).toMatch(new RegExp(`^${os.tmpdir()}/benchgate-[A-Za-z0-9]{6}/base$`));
+    // The repository's own folder (a hash of its path): the same in every run, so a rerun counts at the same paths.
+    expect(tree.base.worktree).toMatch(new RegExp(`^${os.tmpdir()}/benchgate-[0-9a-f]{12}/base$`));
     expect(tree.base.root).toBe(tree.base.worktree);
     expect(readFileSync(path.join(tree.base.root, 'src/version.js'), 'utf8')).toContain('version = 1');
     expect(tree.head).toEqual({
@@ -89,6 +91,44 @@ describe('checking out base and head', () => {
       worktree: undefined,
       dirty: false,
     });
+    expect(worktrees(repo)).toEqual([`worktree ${tree.base.worktree}`]);
+  });
+
+  it('checks out at the same paths in every run of a repository, and in a folder of its own beside a run that holds them', async () => {
+    const repo = repository();
+    git(repo, 'checkout', '-q', 'main');
+    const first = await checkOut({ cwd: repo, head: 'feature' });
+    const folder = path.dirname(first.base.worktree!);
+    expect(readFileSync(path.join(folder, CLAIM_FILE), 'utf8').trim()).toBe(String(process.pid));
+    // Held (this process lives): the next checkout goes elsewhere, and says why.
+    const lines: string[] = [];
+    const beside = await checkOut({ cwd: repo, head: 'feature', log: (line) => lines.push(line) });
+    expect(path.dirname(beside.base.worktree!)).not.toBe(folder);
+    expect(lines.join('\n')).toContain("a folder of this run's own (another run of this repository holds its usual one)");
+    beside.dispose();
+    first.dispose();
+    expect(existsSync(folder)).toBe(false);
+    // Released: the next run checks out where the first one did, base and head alike.
+    const again = await checkOut({ cwd: repo, head: 'feature' });
+    expect([again.base.worktree, again.head.worktree]).toEqual([first.base.worktree, first.head.worktree]);
+    // Another repository has a folder of its own.
+    const other = await checkOut({ cwd: repository() });
+    expect(path.dirname(other.base.worktree!)).not.toBe(folder);
+  });
+
+  it('takes over the folder of a run killed before its cleanup: its worktrees removed, the checkout fresh', async () => {
+    const repo = repository();
+    const killed = await checkOut({ cwd: repo });
+    const folder = path.dirname(killed.base.worktree!);
+    write(killed.base.root, { 'left-over.txt': 'from the killed run\n' });
+    // Its claim names a process that has exited (a run killed by SIGKILL, whose cleanup never ran).
+    const gone = execFileSync(process.execPath, ['-p', 'process.pid'], { encoding: 'utf8' }).trim();
+    writeFileSync(path.join(folder, CLAIM_FILE), `${gone}\n`);
+    const tree = await checkOut({ cwd: repo });
+    expect(tree.base.worktree).toBe(killed.base.worktree);
+    expect(readFileSync(path.join(folder, CLAIM_FILE), 'utf8').trim()).toBe(String(process.pid));
+    expect(existsSync(path.join(tree.base.root, 'left-over.txt'))).toBe(false);
+    expect(readFileSync(path.join(tree.base.root, 'src/version.js'), 'utf8')).toContain('version = 1');
     expect(worktrees(repo)).toEqual([`worktree ${tree.base.worktree}`]);
   });
 
