@@ -15,8 +15,8 @@ export interface ClaimedFolder {
  * The folder a run's worktrees go in: the same for every run of one repository (`benchgate-` and a hash of its path,
  * in `tmp`), so a rerun checks each revision out at the same path as the run before it. Counts depend on those paths:
  * the suite fixture's A/A in counts, its 24 tasks under 3 seeds at both revisions, read 120 of 144 figures within 0.01%
- * between two runs in folders of random names (`cookies > sign` 2.7% apart, `relative time` 2%), and 144 of 144,
- * each to the instruction, in one folder (docs/counts.md). The process itself repeats to the instruction, neighbours
+ * between two runs in folders of random names (`cookies > sign` 2.7% apart, `relative time` 2%), and 142 of 144 to the
+ * instruction in one folder, the other two a task that reads the clock (docs/counts.md). The process repeats, neighbours
  * and load or not; what moves a figure is where its files load from (the same seed, 3 checkout folders of one length:
  * `sign` 29,306 / 28,543 / 28,531 instructions a call).
  *
