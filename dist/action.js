@@ -86527,13 +86527,13 @@ function position(doc, lines, segments, key) {
 }
 
 // src/gate/run.ts
-import { mkdtempSync as mkdtempSync5, rmSync as rmSync10 } from "node:fs";
+import { mkdtempSync as mkdtempSync5, rmSync as rmSync9 } from "node:fs";
 import os16 from "node:os";
 import path28 from "node:path";
 
 // src/checkout/revisions.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
-import { cpSync as cpSync2, existsSync as existsSync5, mkdirSync as mkdirSync2, realpathSync, rmSync as rmSync3 } from "node:fs";
+import { cpSync as cpSync2, existsSync as existsSync5, mkdirSync as mkdirSync2, realpathSync, rmSync as rmSync2 } from "node:fs";
 import os6 from "node:os";
 import path11 from "node:path";
 
@@ -86617,29 +86617,26 @@ function roundOf(p) {
 
 // src/checkout/folder.ts
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync as readFileSync4, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync as readFileSync4, renameSync, writeFileSync } from "node:fs";
 import path8 from "node:path";
 var CLAIM_FILE = "benchgate.pid";
 function claimFolder(key, tmp, abandon) {
   const stable = path8.join(tmp, `benchgate-${createHash("sha256").update(key).digest("hex").slice(0, 12)}`);
-  const claim = () => {
-    const made = mkdtempSync(path8.join(tmp, "benchgate-"));
-    writeFileSync(path8.join(made, CLAIM_FILE), `${process.pid}
+  const own = mkdtempSync(path8.join(tmp, "benchgate-"));
+  writeFileSync(path8.join(own, CLAIM_FILE), `${process.pid}
 `);
+  const claimed = () => {
     try {
-      renameSync(made, stable);
-      return void 0;
+      renameSync(own, stable);
+      return true;
     } catch {
-      return made;
+      return false;
     }
   };
-  let own = claim();
-  if (own === void 0) return { path: stable, stable: true };
+  if (claimed()) return { path: stable, stable: true };
   if (holderLives(stable)) return { path: own, stable: false };
-  rmSync(own, { recursive: true, force: true });
   abandon(stable);
-  own = claim();
-  return own === void 0 ? { path: stable, stable: true } : { path: own, stable: false };
+  return claimed() ? { path: stable, stable: true } : { path: own, stable: false };
 }
 function holderLives(folder) {
   let pid;
@@ -86663,7 +86660,7 @@ import path10 from "node:path";
 
 // src/checkout/reuse.ts
 import { createHash as createHash2, randomBytes as randomBytes2 } from "node:crypto";
-import { cpSync, existsSync as existsSync4, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync5, renameSync as renameSync2, rmSync as rmSync2, statSync, utimesSync } from "node:fs";
+import { cpSync, existsSync as existsSync4, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync5, renameSync as renameSync2, rmSync, statSync, utimesSync } from "node:fs";
 import path9 from "node:path";
 var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"];
 var OWN_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
@@ -86767,14 +86764,14 @@ var Installs = class {
       this.seen.set(key, { from: path9.join(entry, "node_modules"), what });
     } catch {
     } finally {
-      rmSync2(partial, { recursive: true, force: true });
+      rmSync(partial, { recursive: true, force: true });
     }
     if (folder === this.folder) this.evict(folder);
   }
   /** Keep the KEEP most recently used entries of the folder. */
   evict(folder) {
     const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path9.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
-    for (const { name: name2 } of entries.slice(KEEP)) rmSync2(path9.join(folder, name2), { recursive: true, force: true });
+    for (const { name: name2 } of entries.slice(KEEP)) rmSync(path9.join(folder, name2), { recursive: true, force: true });
   }
 };
 
@@ -86869,7 +86866,7 @@ async function checkout(options) {
   const projectDir = path11.relative(repoRoot, realpathSync(options.cwd));
   const baseSha = await resolveRef(run, repoRoot, options.base, "--base");
   const headSha = options.head === void 0 ? await resolveRef(run, repoRoot, "HEAD", "HEAD") : await resolveRef(run, repoRoot, options.head, "--head");
-  const folder = claimFolder(repoRoot, os6.tmpdir(), (stale) => removeWorktrees(repoRoot, worktreesIn(stale), stale));
+  const folder = claimFolder(repoRoot, os6.tmpdir(), (stale) => removeWorktrees(repoRoot, [], stale));
   if (!folder.stable)
     options.log(
       `checkout: ${folder.path}, a folder of this run's own (another run of this repository holds its usual one): counts may read other figures than in a run there`
@@ -87028,7 +87025,7 @@ async function copyPrepared(run, base2, head, log2) {
     try {
       execFileSync2("cp", ["-al", "--no-target-directory", from, to], { stdio: "ignore" });
     } catch {
-      rmSync3(to, { recursive: true, force: true });
+      rmSync2(to, { recursive: true, force: true });
       cpSync2(from, to, { recursive: true, force: true, verbatimSymlinks: true });
       how = "copied";
     }
@@ -87044,17 +87041,16 @@ function restore(installs, key, root) {
     installs.restore(found, root);
     return found.what;
   } catch {
-    rmSync3(path11.join(root, "node_modules"), { recursive: true, force: true });
+    rmSync2(path11.join(root, "node_modules"), { recursive: true, force: true });
     return void 0;
   }
 }
 function indent(text2) {
   return text2 ? text2.split("\n").map((line) => `  ${line}`).join("\n") : "  (no output)";
 }
-var worktreesIn = (folder) => ["base", "head"].map((label2) => path11.join(folder, label2));
 function removeWorktrees(repoRoot, dirs, temp) {
   for (const dir of dirs.splice(0)) gitSync(["worktree", "remove", "--force", "--force", dir], repoRoot);
-  rmSync3(temp, { recursive: true, force: true });
+  rmSync2(temp, { recursive: true, force: true });
   gitSync(["worktree", "prune"], repoRoot);
 }
 
@@ -89684,16 +89680,16 @@ function agreement(profile, measured) {
 }
 
 // src/explain/counts.ts
-import { mkdtempSync as mkdtempSync3, rmSync as rmSync6 } from "node:fs";
+import { mkdtempSync as mkdtempSync3, rmSync as rmSync5 } from "node:fs";
 import path18 from "node:path";
 
 // src/measure/counts/schedule.ts
-import { mkdtempSync as mkdtempSync2, rmSync as rmSync5 } from "node:fs";
+import { mkdtempSync as mkdtempSync2, rmSync as rmSync4 } from "node:fs";
 import os11 from "node:os";
 import path17 from "node:path";
 
 // src/measure/micro/spawn.ts
-import { rmSync as rmSync4 } from "node:fs";
+import { rmSync as rmSync3 } from "node:fs";
 
 // src/measure/micro/messages.ts
 var import_ajv3 = __toESM(require_ajv(), 1);
@@ -89828,7 +89824,7 @@ function runBenchmarkProcess(job, settings) {
       clearTimeout(timer);
       clearTimeout(drain);
       killGroup(child2);
-      if (child2.pid !== void 0) for (const file of settings.leaves?.(child2.pid) ?? []) rmSync4(file, { force: true });
+      if (child2.pid !== void 0) for (const file of settings.leaves?.(child2.pid) ?? []) rmSync3(file, { force: true });
       resolve4(outcome);
     };
     const fail = (message, instrumentation) => {
@@ -90101,7 +90097,7 @@ async function measureCounts(plan) {
     const ran = jobs.filter((job) => !results.get(job)?.skipped).length;
     return { benchmarks, seeds, skipped, processes: ran, failures, durationMs: now() - started };
   } finally {
-    rmSync5(temp, { recursive: true, force: true });
+    rmSync4(temp, { recursive: true, force: true });
   }
 }
 async function runCounted(job, run) {
@@ -90251,7 +90247,7 @@ async function explainCounts(plan) {
     }
     return results;
   } finally {
-    rmSync6(temp, { recursive: true, force: true });
+    rmSync5(temp, { recursive: true, force: true });
   }
 }
 function compareFunctions(base2, head, benchFile = "") {
@@ -96906,13 +96902,13 @@ function measureFor(id, micro) {
 }
 
 // src/measure/counts/server.ts
-import { existsSync as existsSync9, readFileSync as readFileSync15, rmSync as rmSync8 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync15, rmSync as rmSync7 } from "node:fs";
 import http4 from "node:http";
 import os14 from "node:os";
 import path21 from "node:path";
 
 // src/measure/counts/task.ts
-import { closeSync, existsSync as existsSync8, openSync, readFileSync as readFileSync14, readSync, rmSync as rmSync7 } from "node:fs";
+import { closeSync, existsSync as existsSync8, openSync, readFileSync as readFileSync14, readSync, rmSync as rmSync6 } from "node:fs";
 import os13 from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -96987,7 +96983,7 @@ var Counter = class {
       await run();
       this.mark();
     }
-    rmSync7(`${this.prefix}.${first}`, { force: true });
+    rmSync6(`${this.prefix}.${first}`, { force: true });
     if (existsSync8(`${this.prefix}.${this.dumps + 1}`))
       throw new Error("the task calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
     return first;
@@ -97002,7 +96998,7 @@ function readDump(file, figure = "instructions", keep = false) {
       `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`
     );
   }
-  if (!keep) rmSync7(file, { force: true });
+  if (!keep) rmSync6(file, { force: true });
   const totals = /^(?:totals|summary):((?:\s+\d+)+)/m.exec(text2);
   if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
   const values = totals[1].trim().split(/\s+/).map(Number);
@@ -97085,7 +97081,7 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
       break;
     }
     perCall.push(...measured2);
-    if (window2.dumps) for (const file of [...window2.dumps.empty, ...window2.dumps.measured]) rmSync7(file, { force: true });
+    if (window2.dumps) for (const file of [...window2.dumps.empty, ...window2.dumps.measured]) rmSync6(file, { force: true });
   }
   async function measureWindow() {
     try {
@@ -97249,7 +97245,7 @@ var ServerCounter = class {
       await run();
       await this.mark();
     }
-    rmSync8(`${this.prefix}.${first}`, { force: true });
+    rmSync7(`${this.prefix}.${first}`, { force: true });
     if (existsSync9(`${this.prefix}.${this.dumps + 1}`))
       throw new Error("the server calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
     return Array.from({ length: count3 }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`, this.figure));
@@ -100265,7 +100261,7 @@ function nodeFlagsFor(command, target) {
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync17, rmSync as rmSync9, statSync as statSync5 } from "node:fs";
+import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync17, rmSync as rmSync8, statSync as statSync5 } from "node:fs";
 import path26 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
@@ -100424,7 +100420,7 @@ function runNative(options) {
   const out = path26.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
-    rmSync9(dir, { recursive: true, force: true });
+    rmSync8(dir, { recursive: true, force: true });
     const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
     return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
   }
@@ -100446,7 +100442,7 @@ function runNative(options) {
       watch.stop();
       killGroup(child2);
       const figures = read(problem === void 0);
-      rmSync9(dir, { recursive: true, force: true });
+      rmSync8(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join("; ");
       resolve4({
         revision: options.revision,
@@ -101116,7 +101112,7 @@ async function runGate(options) {
     }
   });
   const socketDir = mkdtempSync5(path28.join(os16.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync10(socketDir, { recursive: true, force: true });
+  const removeSocketDir = () => rmSync9(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os16.loadavg();
   try {
@@ -105593,7 +105589,7 @@ ${options.body}`;
 }
 
 // src/history/publish.ts
-import { cpSync as cpSync3, existsSync as existsSync14, mkdirSync as mkdirSync5, readdirSync as readdirSync7, rmSync as rmSync11, writeFileSync as writeFileSync3 } from "node:fs";
+import { cpSync as cpSync3, existsSync as existsSync14, mkdirSync as mkdirSync5, readdirSync as readdirSync7, rmSync as rmSync10, writeFileSync as writeFileSync3 } from "node:fs";
 import path32 from "node:path";
 
 // src/history/site.ts
@@ -105849,7 +105845,7 @@ function writeSite(out, records, options) {
     const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync11(path32.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync10(path32.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;

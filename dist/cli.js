@@ -76401,7 +76401,7 @@ var require_lib134 = __commonJS({
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync7, mkdtempSync as mkdtempSync6, rmSync as rmSync13, writeFileSync as writeFileSync5 } from "node:fs";
+import { mkdirSync as mkdirSync7, mkdtempSync as mkdtempSync6, rmSync as rmSync12, writeFileSync as writeFileSync5 } from "node:fs";
 import os13 from "node:os";
 import path29 from "node:path";
 
@@ -76484,13 +76484,13 @@ function roundOf(p) {
 }
 
 // src/gate/run.ts
-import { mkdtempSync as mkdtempSync5, rmSync as rmSync10 } from "node:fs";
+import { mkdtempSync as mkdtempSync5, rmSync as rmSync9 } from "node:fs";
 import os11 from "node:os";
 import path22 from "node:path";
 
 // src/checkout/revisions.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
-import { cpSync as cpSync2, existsSync as existsSync2, mkdirSync as mkdirSync2, realpathSync, rmSync as rmSync3 } from "node:fs";
+import { cpSync as cpSync2, existsSync as existsSync2, mkdirSync as mkdirSync2, realpathSync, rmSync as rmSync2 } from "node:fs";
 import os from "node:os";
 import path4 from "node:path";
 
@@ -76753,29 +76753,26 @@ function gitSync(args, cwd) {
 
 // src/checkout/folder.ts
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync as readFileSync2, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync as readFileSync2, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 var CLAIM_FILE = "benchgate.pid";
 function claimFolder(key, tmp, abandon) {
   const stable = path.join(tmp, `benchgate-${createHash("sha256").update(key).digest("hex").slice(0, 12)}`);
-  const claim = () => {
-    const made = mkdtempSync(path.join(tmp, "benchgate-"));
-    writeFileSync(path.join(made, CLAIM_FILE), `${process.pid}
+  const own = mkdtempSync(path.join(tmp, "benchgate-"));
+  writeFileSync(path.join(own, CLAIM_FILE), `${process.pid}
 `);
+  const claimed = () => {
     try {
-      renameSync(made, stable);
-      return void 0;
+      renameSync(own, stable);
+      return true;
     } catch {
-      return made;
+      return false;
     }
   };
-  let own = claim();
-  if (own === void 0) return { path: stable, stable: true };
+  if (claimed()) return { path: stable, stable: true };
   if (holderLives(stable)) return { path: own, stable: false };
-  rmSync(own, { recursive: true, force: true });
   abandon(stable);
-  own = claim();
-  return own === void 0 ? { path: stable, stable: true } : { path: own, stable: false };
+  return claimed() ? { path: stable, stable: true } : { path: own, stable: false };
 }
 function holderLives(folder) {
   let pid;
@@ -76799,7 +76796,7 @@ import path3 from "node:path";
 
 // src/checkout/reuse.ts
 import { createHash as createHash2, randomBytes as randomBytes2 } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync3, renameSync as renameSync2, rmSync as rmSync2, statSync, utimesSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync3, renameSync as renameSync2, rmSync, statSync, utimesSync } from "node:fs";
 import path2 from "node:path";
 var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"];
 var OWN_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
@@ -76903,14 +76900,14 @@ var Installs = class {
       this.seen.set(key, { from: path2.join(entry, "node_modules"), what });
     } catch {
     } finally {
-      rmSync2(partial, { recursive: true, force: true });
+      rmSync(partial, { recursive: true, force: true });
     }
     if (folder === this.folder) this.evict(folder);
   }
   /** Keep the KEEP most recently used entries of the folder. */
   evict(folder) {
     const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path2.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
-    for (const { name: name2 } of entries.slice(KEEP)) rmSync2(path2.join(folder, name2), { recursive: true, force: true });
+    for (const { name: name2 } of entries.slice(KEEP)) rmSync(path2.join(folder, name2), { recursive: true, force: true });
   }
 };
 
@@ -77005,7 +77002,7 @@ async function checkout(options) {
   const projectDir = path4.relative(repoRoot, realpathSync(options.cwd));
   const baseSha = await resolveRef(run, repoRoot, options.base, "--base");
   const headSha = options.head === void 0 ? await resolveRef(run, repoRoot, "HEAD", "HEAD") : await resolveRef(run, repoRoot, options.head, "--head");
-  const folder = claimFolder(repoRoot, os.tmpdir(), (stale) => removeWorktrees(repoRoot, worktreesIn(stale), stale));
+  const folder = claimFolder(repoRoot, os.tmpdir(), (stale) => removeWorktrees(repoRoot, [], stale));
   if (!folder.stable)
     options.log(
       `checkout: ${folder.path}, a folder of this run's own (another run of this repository holds its usual one): counts may read other figures than in a run there`
@@ -77168,7 +77165,7 @@ async function copyPrepared(run, base2, head, log2) {
     try {
       execFileSync2("cp", ["-al", "--no-target-directory", from, to], { stdio: "ignore" });
     } catch {
-      rmSync3(to, { recursive: true, force: true });
+      rmSync2(to, { recursive: true, force: true });
       cpSync2(from, to, { recursive: true, force: true, verbatimSymlinks: true });
       how = "copied";
     }
@@ -77184,17 +77181,16 @@ function restore(installs, key, root) {
     installs.restore(found, root);
     return found.what;
   } catch {
-    rmSync3(path4.join(root, "node_modules"), { recursive: true, force: true });
+    rmSync2(path4.join(root, "node_modules"), { recursive: true, force: true });
     return void 0;
   }
 }
 function indent(text2) {
   return text2 ? text2.split("\n").map((line) => `  ${line}`).join("\n") : "  (no output)";
 }
-var worktreesIn = (folder) => ["base", "head"].map((label2) => path4.join(folder, label2));
 function removeWorktrees(repoRoot, dirs, temp) {
   for (const dir of dirs.splice(0)) gitSync(["worktree", "remove", "--force", "--force", dir], repoRoot);
-  rmSync3(temp, { recursive: true, force: true });
+  rmSync2(temp, { recursive: true, force: true });
   gitSync(["worktree", "prune"], repoRoot);
 }
 
@@ -80400,16 +80396,16 @@ function agreement(profile, measured) {
 }
 
 // src/explain/counts.ts
-import { mkdtempSync as mkdtempSync3, rmSync as rmSync6 } from "node:fs";
+import { mkdtempSync as mkdtempSync3, rmSync as rmSync5 } from "node:fs";
 import path12 from "node:path";
 
 // src/measure/counts/schedule.ts
-import { mkdtempSync as mkdtempSync2, rmSync as rmSync5 } from "node:fs";
+import { mkdtempSync as mkdtempSync2, rmSync as rmSync4 } from "node:fs";
 import os6 from "node:os";
 import path11 from "node:path";
 
 // src/measure/micro/spawn.ts
-import { rmSync as rmSync4 } from "node:fs";
+import { rmSync as rmSync3 } from "node:fs";
 
 // src/measure/micro/messages.ts
 var import_ajv3 = __toESM(require_ajv(), 1);
@@ -80544,7 +80540,7 @@ function runBenchmarkProcess(job, settings) {
       clearTimeout(timer);
       clearTimeout(drain);
       killGroup(child);
-      if (child.pid !== void 0) for (const file of settings.leaves?.(child.pid) ?? []) rmSync4(file, { force: true });
+      if (child.pid !== void 0) for (const file of settings.leaves?.(child.pid) ?? []) rmSync3(file, { force: true });
       resolve3(outcome);
     };
     const fail = (message, instrumentation) => {
@@ -80804,7 +80800,7 @@ async function measureCounts(plan) {
     const ran = jobs.filter((job) => !results.get(job)?.skipped).length;
     return { benchmarks, seeds, skipped, processes: ran, failures, durationMs: now() - started };
   } finally {
-    rmSync5(temp, { recursive: true, force: true });
+    rmSync4(temp, { recursive: true, force: true });
   }
 }
 async function runCounted(job, run) {
@@ -80954,7 +80950,7 @@ async function explainCounts(plan) {
     }
     return results;
   } finally {
-    rmSync6(temp, { recursive: true, force: true });
+    rmSync5(temp, { recursive: true, force: true });
   }
 }
 function compareFunctions(base2, head, benchFile = "") {
@@ -87609,13 +87605,13 @@ function measureFor(id, micro) {
 }
 
 // src/measure/counts/server.ts
-import { existsSync as existsSync7, readFileSync as readFileSync14, rmSync as rmSync8 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync14, rmSync as rmSync7 } from "node:fs";
 import http3 from "node:http";
 import os9 from "node:os";
 import path15 from "node:path";
 
 // src/measure/counts/task.ts
-import { closeSync, existsSync as existsSync6, openSync, readFileSync as readFileSync13, readSync, rmSync as rmSync7 } from "node:fs";
+import { closeSync, existsSync as existsSync6, openSync, readFileSync as readFileSync13, readSync, rmSync as rmSync6 } from "node:fs";
 import os8 from "node:os";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -87690,7 +87686,7 @@ var Counter = class {
       await run();
       this.mark();
     }
-    rmSync7(`${this.prefix}.${first}`, { force: true });
+    rmSync6(`${this.prefix}.${first}`, { force: true });
     if (existsSync6(`${this.prefix}.${this.dumps + 1}`))
       throw new Error("the task calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
     return first;
@@ -87705,7 +87701,7 @@ function readDump(file, figure = "instructions", keep = false) {
       `callgrind wrote no dump at the marker (${file}): this node binary may not export uv_os_getpriority, or the process is not under callgrind`
     );
   }
-  if (!keep) rmSync7(file, { force: true });
+  if (!keep) rmSync6(file, { force: true });
   const totals = /^(?:totals|summary):((?:\s+\d+)+)/m.exec(text2);
   if (!totals) throw new Error(`callgrind's dump ${file} has no totals line`);
   const values = totals[1].trim().split(/\s+/).map(Number);
@@ -87788,7 +87784,7 @@ async function countTask(loop, counter2, sizes = CALL_BLOCKS, profile = false) {
       break;
     }
     perCall.push(...measured2);
-    if (window2.dumps) for (const file of [...window2.dumps.empty, ...window2.dumps.measured]) rmSync7(file, { force: true });
+    if (window2.dumps) for (const file of [...window2.dumps.empty, ...window2.dumps.measured]) rmSync6(file, { force: true });
   }
   async function measureWindow() {
     try {
@@ -87952,7 +87948,7 @@ var ServerCounter = class {
       await run();
       await this.mark();
     }
-    rmSync8(`${this.prefix}.${first}`, { force: true });
+    rmSync7(`${this.prefix}.${first}`, { force: true });
     if (existsSync7(`${this.prefix}.${this.dumps + 1}`))
       throw new Error("the server calls os.getPriority(), the marker counts mode dumps at: it cannot be counted (measure it in time)");
     return Array.from({ length: count3 }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`, this.figure));
@@ -91036,7 +91032,7 @@ function nodeFlagsFor(command, target) {
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync16, rmSync as rmSync9, statSync as statSync5 } from "node:fs";
+import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync16, rmSync as rmSync8, statSync as statSync5 } from "node:fs";
 import path20 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
@@ -91195,7 +91191,7 @@ function runNative(options) {
   const out = path20.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
-    rmSync9(dir, { recursive: true, force: true });
+    rmSync8(dir, { recursive: true, force: true });
     const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
     return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
   }
@@ -91217,7 +91213,7 @@ function runNative(options) {
       watch.stop();
       killGroup(child);
       const figures = read(problem === void 0);
-      rmSync9(dir, { recursive: true, force: true });
+      rmSync8(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join("; ");
       resolve3({
         revision: options.revision,
@@ -91895,7 +91891,7 @@ async function runGate(options) {
     }
   });
   const socketDir = mkdtempSync5(path22.join(os11.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync10(socketDir, { recursive: true, force: true });
+  const removeSocketDir = () => rmSync9(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os11.loadavg();
   try {
@@ -97592,7 +97588,7 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync as closeSync2, existsSync as existsSync11, mkdirSync as mkdirSync5, openSync as openSync2, readFileSync as readFileSync18, renameSync as renameSync3, rmSync as rmSync11, statSync as statSync7, writeFileSync as writeFileSync3 } from "node:fs";
+import { closeSync as closeSync2, existsSync as existsSync11, mkdirSync as mkdirSync5, openSync as openSync2, readFileSync as readFileSync18, renameSync as renameSync3, rmSync as rmSync10, statSync as statSync7, writeFileSync as writeFileSync3 } from "node:fs";
 import path26 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var HISTORY_CODEC = {
@@ -97643,12 +97639,12 @@ async function lock(lockFile) {
       writeFileSync3(fd, token);
       closeSync2(fd);
       return () => {
-        if (readSafe(lockFile) === token) rmSync11(lockFile, { force: true });
+        if (readSafe(lockFile) === token) rmSync10(lockFile, { force: true });
       };
     } catch (error) {
       if (error.code !== "EEXIST") throw error;
       const age = Date.now() - (statSafe(lockFile) ?? Date.now());
-      if (age > STALE_LOCK_MS) rmSync11(lockFile, { force: true });
+      if (age > STALE_LOCK_MS) rmSync10(lockFile, { force: true });
       else if (Date.now() - started > LOCK_WAIT_MS)
         throw new UserError(`${lockFile} is held by another benchgate writing the history: remove it if no benchgate is running.`);
       else await sleep3(20 + Math.random() * 30);
@@ -97886,7 +97882,7 @@ import { existsSync as existsSync14, readFileSync as readFileSync19 } from "node
 import path28 from "node:path";
 
 // src/history/publish.ts
-import { cpSync as cpSync3, existsSync as existsSync13, mkdirSync as mkdirSync6, readdirSync as readdirSync7, rmSync as rmSync12, writeFileSync as writeFileSync4 } from "node:fs";
+import { cpSync as cpSync3, existsSync as existsSync13, mkdirSync as mkdirSync6, readdirSync as readdirSync7, rmSync as rmSync11, writeFileSync as writeFileSync4 } from "node:fs";
 import path27 from "node:path";
 
 // src/history/site.ts
@@ -98186,7 +98182,7 @@ function writeSite(out, records, options) {
     const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync12(path27.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync11(path27.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
@@ -98412,7 +98408,7 @@ async function withProgress(io, command, body) {
   const history = ["record", "drift", "bisect"].includes(command.kind);
   const runFolder = history ? mkdtempSync6(path29.join(os13.tmpdir(), "benchgate-installs-")) : void 0;
   const folder = command.installCache !== void 0 ? path29.resolve(io.cwd, command.installCache) : runFolder;
-  const removeFolder = runFolder ? () => rmSync13(runFolder, { recursive: true, force: true }) : () => void 0;
+  const removeFolder = runFolder ? () => rmSync12(runFolder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);
   try {
     return await body(gateIo(io, progress, trap, folder === void 0 ? void 0 : new Installs(folder, runFolder)), progress);

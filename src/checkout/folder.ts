@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** The file in a claimed folder that names the process holding it. */
@@ -29,24 +29,21 @@ export interface ClaimedFolder {
  */
 export function claimFolder(key: string, tmp: string, abandon: (folder: string) => void): ClaimedFolder {
   const stable = path.join(tmp, `benchgate-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`);
-  /** A folder of this run's own, claim file and all, renamed onto the stable name: undefined once it is there. */
-  const claim = (): string | undefined => {
-    const made = mkdtempSync(path.join(tmp, 'benchgate-'));
-    writeFileSync(path.join(made, CLAIM_FILE), `${process.pid}\n`);
+  // A folder of this run's own, claim file and all: renamed onto the stable name, or this run's folder where it cannot be.
+  const own = mkdtempSync(path.join(tmp, 'benchgate-'));
+  writeFileSync(path.join(own, CLAIM_FILE), `${process.pid}\n`);
+  const claimed = () => {
     try {
-      renameSync(made, stable);
-      return undefined;
+      renameSync(own, stable);
+      return true;
     } catch {
-      return made;
+      return false;
     }
   };
-  let own = claim();
-  if (own === undefined) return { path: stable, stable: true };
+  if (claimed()) return { path: stable, stable: true };
   if (holderLives(stable)) return { path: own, stable: false };
-  rmSync(own, { recursive: true, force: true });
   abandon(stable);
-  own = claim();
-  return own === undefined ? { path: stable, stable: true } : { path: own, stable: false };
+  return claimed() ? { path: stable, stable: true } : { path: own, stable: false };
 }
 
 /**

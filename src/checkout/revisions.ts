@@ -73,7 +73,8 @@ export async function checkout(options: CheckoutOptions): Promise<Checkout> {
     options.head === undefined ? await resolveRef(run, repoRoot, 'HEAD', 'HEAD') : await resolveRef(run, repoRoot, options.head, '--head');
 
   // The repository's own folder, so a rerun checks out where this run does (counts depend on the paths: folder.ts).
-  const folder = claimFolder(repoRoot, os.tmpdir(), (stale) => removeWorktrees(repoRoot, worktreesIn(stale), stale));
+  // A killed run's folder: removed whole, and git's record of the worktrees it held pruned (removeWorktrees).
+  const folder = claimFolder(repoRoot, os.tmpdir(), (stale) => removeWorktrees(repoRoot, [], stale));
   if (!folder.stable)
     options.log(
       `checkout: ${folder.path}, a folder of this run's own (another run of this repository holds its usual one): ` +
@@ -332,9 +333,6 @@ function indent(text: string): string {
         .join('\n')
     : '  (no output)';
 }
-
-/** The worktrees a checkout's folder may hold (addWorktree's names). */
-const worktreesIn = (folder: string) => (['base', 'head'] as const).map((label) => path.join(folder, label));
 
 function removeWorktrees(repoRoot: string, dirs: string[], temp: string): void {
   // A worktree git cannot remove is removed by hand below; prune then drops git's record of it.
