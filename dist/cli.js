@@ -79561,6 +79561,21 @@ var LEADING_ASSIGNMENTS = new RegExp(`^(${ASSIGNMENTS})(.*)$`, "s");
 function runsNode(command) {
   return RUNS_NODE.test(command);
 }
+function hasShellOperator(command) {
+  let quote;
+  for (let i2 = 0; i2 < command.length; i2++) {
+    const c = command[i2];
+    if (quote === "'") {
+      if (c === "'") quote = void 0;
+    } else if (c === "\\") i2++;
+    else if (quote === '"') {
+      if (c === '"') quote = void 0;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === "&" && (/[<>]/.test(command[i2 - 1] ?? "") || command[i2 + 1] === ">")) continue;
+    else if (/[;&|\n`()]/.test(c)) return true;
+  }
+  return quote !== void 0;
+}
 var sequence = 0;
 var START_ATTEMPTS = 3;
 var ServerProcess = class _ServerProcess {
@@ -87837,7 +87852,7 @@ function callgrindCommand(benchmark, valgrind, dumpPrefix, seed, figure = "instr
   const script = root === void 0 ? void 0 : npmScript(benchmark.start, root);
   const start = script ?? benchmark.start;
   const parts = NODE_COMMAND.exec(start);
-  if (!runsNode(start) || !parts || /^\s*taskset\b/.test(start) || /[;&|`]/.test(parts[3]))
+  if (!runsNode(start) || !parts || /^\s*taskset\b/.test(start) || hasShellOperator(parts[3]))
     throw new UserError(
       `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' ${script === void 0 ? "" : `(the script '${script}') `}does not start node itself: write the command that starts it (as 'node server.js'), or measure this load test in time (measure: time).`
     );
@@ -87991,16 +88006,30 @@ async function countServers(plan) {
     (benchmark) => plan.seeds.flatMap((seed) => [plan.base, plan.head].map((revision) => ({ benchmark, seed, revision })))
   );
   const results = /* @__PURE__ */ new Map();
+  const refused2 = /* @__PURE__ */ new Map();
+  for (const { benchmark, seed, revision } of jobs)
+    try {
+      if (!refused2.has(benchmark)) callgrindCommand(benchmark, plan.valgrind, "check", seed, plan.figure, revision.root);
+    } catch (error) {
+      refused2.set(benchmark, error instanceof Error ? error : new Error(String(error)));
+    }
+  const begun = /* @__PURE__ */ new Set();
   let next = 0;
   const worker = async () => {
     while (next < jobs.length) {
       const index = next++;
       const job = jobs[index];
+      const refusal = refused2.get(job.benchmark);
+      if (refusal) {
+        results.set(job, refusal);
+        continue;
+      }
       const failedBefore = jobs.slice(0, index).some((j) => j.benchmark === job.benchmark && results.get(j) instanceof Error);
       if (failedBefore || plan.deadline !== void 0 && now() > plan.deadline) {
         results.set(job, "skipped");
         continue;
       }
+      begun.add(job);
       plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} (a server under callgrind)`);
       const dumpPrefix = path15.join(plan.socketDir, `callgrind-server.${index}`);
       try {
@@ -88018,7 +88047,7 @@ async function countServers(plan) {
   await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.parallel ?? os9.availableParallelism(), jobs.length)) }, worker));
   return plan.benchmarks.map((benchmark) => {
     const own = jobs.filter((job) => job.benchmark === benchmark);
-    const processes = own.filter((job) => results.get(job) !== "skipped").length;
+    const processes = own.filter((job) => begun.has(job)).length;
     const failure = own.map((job) => results.get(job)).find((r) => r instanceof Error);
     if (failure) return { benchmark, base: void 0, head: void 0, seeds: [], error: messageOf(failure), processes };
     const counted = (seed, revision) => results.get(own.find((j) => j.seed === seed && j.revision === revision));
@@ -88150,7 +88179,7 @@ var CYCLES_LEGEND = "cycles: estimated from callgrind's cache model, an instruct
 var SERVER_COUNTS_LEGEND = "counted load tests: instructions per request, the server's threads together, its requests sent one at a time under callgrind";
 function columnsLegend(benchmarks) {
   const counted = benchmarks.some((b) => b.counts);
-  const timed = benchmarks.some((b) => !b.counts);
+  const timed = benchmarks.some((b) => !b.counts && (b.base !== null || b.head !== null || b.change !== null));
   const servers = benchmarks.some((b) => b.counts && b.kind === "http");
   const cycles = benchmarks.some((b) => b.counts?.figure === "cycles" || b.beside?.figure === "cycles");
   return [
@@ -88393,7 +88422,7 @@ function cutShort(row, skipped) {
   return { ...row, verdict: "unmeasured", beyondBudget: beyondBudget("unmeasured"), note: [row.note, why].filter(Boolean).join("; ") };
 }
 function judged(b, budget, level, seeds, figure, per = "call") {
-  if (b.error) return failed(b.id, b.file, b.error);
+  if (b.error) return failed(b.id, b.file, b.error, budget);
   const side2 = (of) => of ? {
     instructions: Math.exp(of.instructions.reduce((sum3, x) => sum3 + Math.log(x), 0) / of.instructions.length),
     seeds: of.instructions
@@ -88433,14 +88462,14 @@ function seedsApart(base2, head, seeds, unit2, change, budget) {
   const under = base2.length === seeds.length && head.length === seeds.length ? ` under seeds ${seeds.join(", ")}` : "";
   return `its seeds counted it differently, up to ${formatShortPercent(apart2, apart2 < 0.1 ? 1 : 0)} apart at a revision (${unit2}: base ${cells(base2)}; head ${cells(head)}${under}): the code runs on more than one level from process to process, or its work follows the seed or the clock; more seeds (micro.seeds) narrow the interval around both`;
 }
-function failed(id, file, message) {
+function failed(id, file, message, budget = 0) {
   return {
     id,
     kind: "micro",
     file: file ?? null,
     verdict: "error",
     beyondBudget: null,
-    budget: 0,
+    budget,
     base: null,
     head: null,
     change: null,
@@ -92903,7 +92932,8 @@ function renderMarkdown(report2) {
         out.push(md`| ${verdictCell(b)} | ${name2} | ${base2} | ${head} | ${change} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`);
       }
     }
-    out.push(md``, md`<sub>${columnsLegend(benchmarks)}. ${RESOLVES_LEGEND}</sub>`, md``);
+    const legends = [columnsLegend(benchmarks), RESOLVES_LEGEND].filter(Boolean).join(". ");
+    out.push(md``, md`<sub>${legends}</sub>`, md``);
     const chart = changeChart(benchmarks, { grouped });
     if (chart.length) out.push(new Markup(["```text", ...chart.map(codeBlockText), "```"].join("\n")), CHART_LEGEND, md``);
   }

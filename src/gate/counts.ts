@@ -196,7 +196,7 @@ function judged(
   figure: CountedFigure,
   per: 'call' | 'request' = 'call',
 ): ReportBenchmark {
-  if (b.error) return failed(b.id, b.file, b.error);
+  if (b.error) return failed(b.id, b.file, b.error, budget);
   // Each side's cell is the geometric mean of its seeds' counts, as the change is the mean of the seeds' log ratios:
   // head's cell is base's moved by the change (seeds of 10k and 20k at base, 10k and 10k at head, read +41.4%: an
   // arithmetic mean printed 15.0k → 10.0k beside it, the geometric 14.1k → 10.0k).
@@ -270,14 +270,14 @@ function seedsApart(
   );
 }
 
-function failed(id: string, file: string | undefined, message: string): ReportBenchmark {
+function failed(id: string, file: string | undefined, message: string, budget = 0): ReportBenchmark {
   return {
     id,
     kind: 'micro',
     file: file ?? null,
     verdict: 'error',
     beyondBudget: null,
-    budget: 0,
+    budget,
     base: null,
     head: null,
     change: null,

@@ -72,7 +72,8 @@ export const SERVER_COUNTS_LEGEND =
 /** The legends of the columns this report's rows use. */
 export function columnsLegend(benchmarks: readonly ReportBenchmark[]): string {
   const counted = benchmarks.some((b) => b.counts);
-  const timed = benchmarks.some((b) => !b.counts);
+  // A row with no figure (an error before any was measured) needs no legend of its columns.
+  const timed = benchmarks.some((b) => !b.counts && (b.base !== null || b.head !== null || b.change !== null));
   const servers = benchmarks.some((b) => b.counts && b.kind === 'http');
   const cycles = benchmarks.some((b) => b.counts?.figure === 'cycles' || b.beside?.figure === 'cycles');
   return [

@@ -90,7 +90,8 @@ export function renderMarkdown(report: Report): string {
         out.push(md`| ${verdictCell(b)} | ${name} | ${base} | ${head} | ${change} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`);
       }
     }
-    out.push(md``, md`<sub>${columnsLegend(benchmarks)}. ${RESOLVES_LEGEND}</sub>`, md``);
+    const legends = [columnsLegend(benchmarks), RESOLVES_LEGEND].filter(Boolean).join('. ');
+    out.push(md``, md`<sub>${legends}</sub>`, md``);
     const chart = changeChart(benchmarks, { grouped });
     // A code block shows its characters as they are: nothing in it is markdown or HTML, once no line can close it.
     if (chart.length) out.push(new Markup(['```text', ...chart.map(codeBlockText), '```'].join('\n')), CHART_LEGEND, md``);

@@ -65,8 +65,28 @@ describe('callgrindCommand', () => {
     }
   });
 
+  it('keeps a quoted script\'s semicolons, pipes and parentheses, which end no command (node -e "…; …")', () => {
+    const start = `node -e "const f = require('./fastify')(); f.get('/', (q, r) => r.send('ok')); f.listen({ port: +process.env.PORT })" 2>&1`;
+    expect(callgrindCommand({ start, where }, 'valgrind', '/t/cg', 1)).toMatch(
+      / node --predictable .*--no-memory-reducer -e "const f = require\('\.\/fastify'\)\(\); f\.get\('\/', .* f\.listen\(\{ port: \+process\.env\.PORT \}\)" 2>&1$/,
+    );
+    expect(callgrindCommand({ start: "node -e 'a|b; c'", where }, 'valgrind', '/t/cg', 1)).toMatch(/ -e 'a\|b; c'$/);
+  });
+
   it('refuses a command that does not start node itself, naming the field', () => {
-    for (const start of ['npm start', 'sh -c "node server.js"', 'taskset -c 1 node server.js', 'nodemon server.js'])
+    for (const start of [
+      'npm start',
+      'sh -c "node server.js"',
+      'taskset -c 1 node server.js',
+      'nodemon server.js',
+      // Words after node's would reach the second program: an operator outside the quotes ends node's command.
+      'node a.js; node b.js',
+      'node "a.js" && echo up',
+      'node -e "x" | tee log',
+      'node server.js &',
+      'node -e "unclosed',
+      'node server.js `echo --inspect`',
+    ])
       expect(() => callgrindCommand({ start, where }, 'valgrind', '/t/cg', 1), start).toThrow(
         /benchgate\.yml: http\[0\] \(todos\)\.start: measure: counts runs the server under callgrind, .* does not start node itself/,
       );
@@ -140,6 +160,28 @@ describe('countServers', () => {
     });
     // Five servers started by the deadline: base and head under seeds 1 and 2, base under seed 3.
     expect(counted).toMatchObject({ seeds: [1, 2], base: { instructions: [100, 100] }, head: { instructions: [120, 120] }, processes: 5 });
+  });
+
+  it('fails a load test whose start command cannot be counted before any server starts, and counts the others', async () => {
+    const started: string[] = [];
+    const [shell, fine] = await countServers({
+      ...plan,
+      benchmarks: [
+        fakeLoadTest('shell', { measure: 'counts', start: 'node a.js && node b.js' }),
+        fakeLoadTest('fine', { measure: 'counts' }),
+      ],
+      parallel: 1,
+      count: async (job: ServerCountPlan) => {
+        started.push(`${job.benchmark.name}:${job.revision.label}:${job.seed}`);
+        return steady(100);
+      },
+    });
+    expect(shell).toMatchObject({ base: undefined, head: undefined, seeds: [], processes: 0 });
+    expect(shell!.error).toMatch(
+      /\.start: measure: counts runs the server under callgrind, and 'node a\.js && node b\.js' does not start node itself/,
+    );
+    expect(started.filter((s) => s.startsWith('shell'))).toEqual([]);
+    expect(fine).toMatchObject({ seeds: [1, 2, 3], processes: 6 });
   });
 
   it('fails a load test whose server failed under any seed, with its message, and starts it under no further seed', async () => {
@@ -311,7 +353,14 @@ describe('serverRows (the counted load tests in the report)', () => {
       [
         { benchmark: fakeLoadTest('short'), base: side([100, 101]), head: side([150, 152]), seeds: [1, 2], processes: 5 },
         { benchmark: fakeLoadTest('whole'), base: side([100, 101, 99]), head: side([100, 101, 99]), seeds: [1, 2, 3], processes: 6 },
-        { benchmark: fakeLoadTest('broken'), base: undefined, head: undefined, seeds: [], error: 'head crashed', processes: 2 },
+        {
+          benchmark: fakeLoadTest('broken', { budget: 0.03 }),
+          base: undefined,
+          head: undefined,
+          seeds: [],
+          error: 'head crashed',
+          processes: 2,
+        },
       ],
       [1, 2, 3],
       config,
@@ -324,7 +373,8 @@ describe('serverRows (the counted load tests in the report)', () => {
     );
     expect(whole).toMatchObject({ verdict: 'unchanged', kind: 'http' });
     expect(whole!.note).toBeUndefined();
-    expect(broken).toMatchObject({ verdict: 'error', error: 'head crashed', kind: 'http' });
+    // The budget it was to be judged at, in its column, not 0%.
+    expect(broken).toMatchObject({ verdict: 'error', error: 'head crashed', kind: 'http', budget: 0.03 });
     expect(lines).toEqual([`warning: counts: http > short: ${short!.note}`]);
   });
 

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latencyOf, preflight, runLoad } from '../../src/measure/http/load.js';
-import { execIfSimple, runsNode } from '../../src/measure/http/server.js';
+import { execIfSimple, hasShellOperator, runsNode } from '../../src/measure/http/server.js';
 import { bodySizeMismatch, describeTraffic, failedRequests, requestLabels } from '../../src/measure/http/traffic.js';
 import type { TrafficFigures } from '../../src/measure/http/types.js';
 import { formatPath } from '../../src/util/format.js';
@@ -147,6 +147,31 @@ describe('server commands', () => {
     expect(runsNode('npm start')).toBe(false);
     expect(runsNode("sh -c 'node server.js'")).toBe(false);
     expect(runsNode('python -m http.server')).toBe(false);
+  });
+
+  it('finds the shell operators outside quotes, the ones that end a command', () => {
+    for (const command of [
+      'node a.js; b',
+      'node a.js && b',
+      'node a.js || b',
+      'node a.js | b',
+      'node a.js &',
+      'node a\nb',
+      'x `y`',
+      'x $(y)',
+      "x 'open",
+    ])
+      expect(hasShellOperator(command), command).toBe(true);
+    for (const command of [
+      'node server.js',
+      `node -e "a(); b | c && d"`,
+      'node -e \'a(); "b"; c\'',
+      'node a.js 2>&1',
+      'node a.js &> log',
+      'node a\\;b.js',
+      `node -e "say \\"x; y\\""`,
+    ])
+      expect(hasShellOperator(command), command).toBe(false);
   });
 
   it("execs simple commands so the server is benchgate's own child", () => {

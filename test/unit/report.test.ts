@@ -640,6 +640,18 @@ describe('a counts-mode row (micro.measure: counts)', () => {
     expect(markdown).not.toContain('ops/s');
   });
 
+  it("gives an error row no legend of columns it has no figure in, and keeps its budget's column", () => {
+    const error = bench({ verdict: 'error', base: null, head: null, change: null, budget: 0.03, error: 'the server did not start' });
+    const terminal = renderTerminal(report([error]), { color: false, width: 160 });
+    expect(terminal).not.toContain('operations per second');
+    expect(terminalRow(terminal, /! error/)).toContain('3%');
+    const markdown = renderMarkdown(report([error]));
+    expect(markdown).not.toContain('base and head in operations per second');
+    expect(markdown).toMatch(/<sub>resolves/);
+    // Beside a timed row with figures, the legend is back.
+    expect(renderTerminal(report([error, bench({})]), { color: false, width: 160 })).toContain('operations per second');
+  });
+
   it('keeps time rows as they were beside no counts', () => {
     const markdown = renderMarkdown(report([bench({})]));
     expect(markdown).toMatch(/\| \| Benchmark \| Base ops\/s \| Head ops\/s \| Change/);

@@ -16,7 +16,7 @@ import { describeExpected, expectsStatus } from '../../config/status.js';
 import type { CountedFigure, HttpBenchmarkConfig, HttpRequestConfig } from '../../config/types.js';
 import { messageOf, UserError } from '../../util/errors.js';
 import { formatDuration, formatPath } from '../../util/format.js';
-import { ASSIGNMENTS, ServerProcess, runsNode } from '../http/server.js';
+import { ASSIGNMENTS, hasShellOperator, ServerProcess, runsNode } from '../http/server.js';
 import { callgrindArgs, COUNTED_ENV, instrumentOn, lateOrFromStart, NotInstrumented, unrandomized } from './callgrind.js';
 import type { SideCounts } from './schedule.js';
 import { countTask, readDump, type BlockCounter, type BlockSizes, type CountFigures } from './task.js';
@@ -83,7 +83,7 @@ export function callgrindCommand(
   const script = root === undefined ? undefined : npmScript(benchmark.start, root);
   const start = script ?? benchmark.start;
   const parts = NODE_COMMAND.exec(start);
-  if (!runsNode(start) || !parts || /^\s*taskset\b/.test(start) || /[;&|`]/.test(parts[3]!))
+  if (!runsNode(start) || !parts || /^\s*taskset\b/.test(start) || hasShellOperator(parts[3]!))
     throw new UserError(
       `${benchmark.where}.start: measure: counts runs the server under callgrind, and '${benchmark.start}' ` +
         `${script === undefined ? '' : `(the script '${script}') `}does not start node itself: ` +
@@ -318,17 +318,33 @@ export async function countServers(plan: ServerCountsPlan): Promise<CountedServe
     plan.seeds.flatMap((seed) => [plan.base, plan.head].map((revision) => ({ benchmark, seed, revision }))),
   );
   const results = new Map<(typeof jobs)[number], CountFigures | Error | 'skipped'>();
+  // A start command that cannot be counted (one that does not start node itself) fails its load test before any server
+  // starts, at no cost to the others.
+  const refused = new Map<HttpBenchmarkConfig, Error>();
+  for (const { benchmark, seed, revision } of jobs)
+    try {
+      if (!refused.has(benchmark)) callgrindCommand(benchmark, plan.valgrind, 'check', seed, plan.figure, revision.root);
+    } catch (error) {
+      refused.set(benchmark, error instanceof Error ? error : new Error(String(error)));
+    }
+  const begun = new Set<(typeof jobs)[number]>();
   let next = 0;
   const worker = async () => {
     while (next < jobs.length) {
       const index = next++;
       const job = jobs[index]!;
+      const refusal = refused.get(job.benchmark);
+      if (refusal) {
+        results.set(job, refusal);
+        continue;
+      }
       // A load test that failed already is not started again under other seeds.
       const failedBefore = jobs.slice(0, index).some((j) => j.benchmark === job.benchmark && results.get(j) instanceof Error);
       if (failedBefore || (plan.deadline !== undefined && now() > plan.deadline)) {
         results.set(job, 'skipped');
         continue;
       }
+      begun.add(job);
       plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} (a server under callgrind)`);
       const dumpPrefix = path.join(plan.socketDir, `callgrind-server.${index}`);
       try {
@@ -350,7 +366,7 @@ export async function countServers(plan: ServerCountsPlan): Promise<CountedServe
   await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.parallel ?? os.availableParallelism(), jobs.length)) }, worker));
   return plan.benchmarks.map((benchmark) => {
     const own = jobs.filter((job) => job.benchmark === benchmark);
-    const processes = own.filter((job) => results.get(job) !== 'skipped').length;
+    const processes = own.filter((job) => begun.has(job)).length;
     const failure = own.map((job) => results.get(job)).find((r): r is Error => r instanceof Error);
     if (failure) return { benchmark, base: undefined, head: undefined, seeds: [], error: messageOf(failure), processes };
     const counted = (seed: number, revision: Revision) => results.get(own.find((j) => j.seed === seed && j.revision === revision)!);

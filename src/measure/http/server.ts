@@ -43,6 +43,29 @@ export function runsNode(command: string): boolean {
   return RUNS_NODE.test(command);
 }
 
+/**
+ * Whether a command holds a shell operator outside its quotes (`;`, `&`, `|`, a newline, a backtick, a parenthesis):
+ * one that ends the command or starts another, so words put after its node could reach another program. Quotes are
+ * read as the shell reads them (`'…'` as it is, `"…"` and a backslash escaping), so `node -e "a(); b()"` holds none;
+ * a redirection's `&` (`2>&1`, `&>`) is not one; an unclosed quote is a command not read, so it counts as one.
+ * Written by hand: none of our dependencies reads shell quoting, and this is all of it we need.
+ */
+export function hasShellOperator(command: string): boolean {
+  let quote: string | undefined;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!;
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+    } else if (c === '\\') i++;
+    else if (quote === '"') {
+      if (c === '"') quote = undefined;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === '&' && (/[<>]/.test(command[i - 1] ?? '') || command[i + 1] === '>')) continue;
+    else if (/[;&|\n`()]/.test(c)) return true;
+  }
+  return quote !== undefined;
+}
+
 let sequence = 0;
 
 /** Ports tried before giving up: a port the OS just called free is rarely taken, three in a row means something is wrong. */
