@@ -92921,7 +92921,8 @@ function renderMarkdown(report2) {
   const benchmarks = sortBenchmarks(report2.benchmarks);
   if (benchmarks.length) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
-    const unit2 = benchmarks.some((b) => b.counts) ? md`` : md` ops/s`;
+    const timed = !benchmarks.some((b) => b.counts) && benchmarks.some((b) => b.base !== null || b.head !== null);
+    const unit2 = timed ? md` ops/s` : md``;
     out.push(md`| | Benchmark | Base${unit2} | Head${unit2} | Change [${level} CI] | Budget | Resolves |`, md`|---|---|--:|--:|---|--:|--:|`);
     const grouped = groupingHelps(benchmarks.map((b) => b.id));
     for (const group of grouped ? groupByFile(benchmarks) : ungrouped(benchmarks)) {

@@ -647,6 +647,7 @@ describe('a counts-mode row (micro.measure: counts)', () => {
     expect(terminalRow(terminal, /! error/)).toContain('3%');
     const markdown = renderMarkdown(report([error]));
     expect(markdown).not.toContain('base and head in operations per second');
+    expect(markdown).toMatch(/\| \| Benchmark \| Base \| Head \| Change/);
     expect(markdown).toMatch(/<sub>resolves/);
     // Beside a timed row with figures, the legend is back.
     expect(renderTerminal(report([error, bench({})]), { color: false, width: 160 })).toContain('operations per second');
