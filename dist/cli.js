@@ -88177,9 +88177,10 @@ var formatCount = (x) => x === 0 ? "0" : formatOps(x);
 var countUnit = (figure) => figure === "cycles" ? "cycles" : "instr";
 var CYCLES_LEGEND = "cycles: estimated from callgrind's cache model, an instruction a cycle, a first-level miss 10 more, a last-level miss 100 more (KCachegrind's weights): a model's cycles, not this machine's (no branch prediction, overlap or prefetching)";
 var SERVER_COUNTS_LEGEND = "counted load tests: instructions per request, the server's threads together, its requests sent one at a time under callgrind";
+var timedFigures = (b) => !b.counts && (b.base !== null || b.head !== null || b.change !== null);
 function columnsLegend(benchmarks) {
   const counted = benchmarks.some((b) => b.counts);
-  const timed = benchmarks.some((b) => !b.counts && (b.base !== null || b.head !== null || b.change !== null));
+  const timed = benchmarks.some(timedFigures);
   const servers = benchmarks.some((b) => b.counts && b.kind === "http");
   const cycles = benchmarks.some((b) => b.counts?.figure === "cycles" || b.beside?.figure === "cycles");
   return [
@@ -92921,8 +92922,7 @@ function renderMarkdown(report2) {
   const benchmarks = sortBenchmarks(report2.benchmarks);
   if (benchmarks.length) {
     const level = report2.run ? formatConfidence(report2.run.intervalConfidence) : "95%";
-    const timed = !benchmarks.some((b) => b.counts) && benchmarks.some((b) => b.base !== null || b.head !== null);
-    const unit2 = timed ? md` ops/s` : md``;
+    const unit2 = !benchmarks.some((b) => b.counts) && benchmarks.some(timedFigures) ? md` ops/s` : md``;
     out.push(md`| | Benchmark | Base${unit2} | Head${unit2} | Change [${level} CI] | Budget | Resolves |`, md`|---|---|--:|--:|---|--:|--:|`);
     const grouped = groupingHelps(benchmarks.map((b) => b.id));
     for (const group of grouped ? groupByFile(benchmarks) : ungrouped(benchmarks)) {

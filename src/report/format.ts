@@ -69,11 +69,13 @@ export const CYCLES_LEGEND =
 export const SERVER_COUNTS_LEGEND =
   "counted load tests: instructions per request, the server's threads together, its requests sent one at a time under callgrind";
 
+/** A timed row with a figure in its columns: a row with none (an error before anything was measured) needs no legend of them. */
+export const timedFigures = (b: ReportBenchmark) => !b.counts && (b.base !== null || b.head !== null || b.change !== null);
+
 /** The legends of the columns this report's rows use. */
 export function columnsLegend(benchmarks: readonly ReportBenchmark[]): string {
   const counted = benchmarks.some((b) => b.counts);
-  // A row with no figure (an error before any was measured) needs no legend of its columns.
-  const timed = benchmarks.some((b) => !b.counts && (b.base !== null || b.head !== null || b.change !== null));
+  const timed = benchmarks.some(timedFigures);
   const servers = benchmarks.some((b) => b.counts && b.kind === 'http');
   const cycles = benchmarks.some((b) => b.counts?.figure === 'cycles' || b.beside?.figure === 'cycles');
   return [

@@ -4,6 +4,7 @@ import { formatBudget, formatConfidence, formatFixed } from '../util/format.js';
 import {
   besideSection,
   columnsLegend,
+  timedFigures,
   formatChange,
   formatResolvable,
   formatSide,
@@ -79,8 +80,7 @@ export function renderMarkdown(report: Report): string {
     const level = report.run ? formatConfidence(report.run.intervalConfidence) : '95%';
     // Counted rows carry their unit in each cell (instr, cycles); the header names ops/s only where every row is timed
     // and one has a figure (a counted load test that failed before its count has none, and no counts either).
-    const timed = !benchmarks.some((b) => b.counts) && benchmarks.some((b) => b.base !== null || b.head !== null);
-    const unit = timed ? md` ops/s` : md``;
+    const unit = !benchmarks.some((b) => b.counts) && benchmarks.some(timedFigures) ? md` ops/s` : md``;
     out.push(md`| | Benchmark | Base${unit} | Head${unit} | Change [${level} CI] | Budget | Resolves |`, md`|---|---|--:|--:|---|--:|--:|`);
     // Many benchmarks of one file: a heading row per file, each row the rest of its id (as in the terminal).
     const grouped = groupingHelps(benchmarks.map((b) => b.id));
