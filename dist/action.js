@@ -97299,34 +97299,26 @@ function send(port, agent, request2, server) {
 async function countServers(plan) {
   const now = plan.now ?? Date.now;
   const count3 = plan.count ?? countServer;
-  const jobs = plan.benchmarks.flatMap(
-    (benchmark) => plan.seeds.flatMap((seed) => [plan.base, plan.head].map((revision) => ({ benchmark, seed, revision })))
-  );
-  const results = /* @__PURE__ */ new Map();
   const refused2 = /* @__PURE__ */ new Map();
-  for (const { benchmark, seed, revision } of jobs)
-    try {
-      if (!refused2.has(benchmark)) callgrindCommand(benchmark, plan.valgrind, "check", seed, plan.figure, revision.root);
-    } catch (error2) {
-      refused2.set(benchmark, error2 instanceof Error ? error2 : new Error(String(error2)));
-    }
-  const begun = /* @__PURE__ */ new Set();
+  for (const benchmark of plan.benchmarks)
+    for (const revision of [plan.base, plan.head])
+      try {
+        if (!refused2.has(benchmark)) callgrindCommand(benchmark, plan.valgrind, "check", 1, plan.figure, revision.root);
+      } catch (error2) {
+        refused2.set(benchmark, messageOf(error2));
+      }
+  const jobs = plan.benchmarks.filter((benchmark) => !refused2.has(benchmark)).flatMap((benchmark) => plan.seeds.flatMap((seed) => [plan.base, plan.head].map((revision) => ({ benchmark, seed, revision }))));
+  const results = /* @__PURE__ */ new Map();
   let next = 0;
   const worker = async () => {
     while (next < jobs.length) {
       const index = next++;
       const job = jobs[index];
-      const refusal = refused2.get(job.benchmark);
-      if (refusal) {
-        results.set(job, refusal);
-        continue;
-      }
       const failedBefore = jobs.slice(0, index).some((j) => j.benchmark === job.benchmark && results.get(j) instanceof Error);
       if (failedBefore || plan.deadline !== void 0 && now() > plan.deadline) {
         results.set(job, "skipped");
         continue;
       }
-      begun.add(job);
       plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} (a server under callgrind)`);
       const dumpPrefix = path21.join(plan.socketDir, `callgrind-server.${index}`);
       try {
@@ -97343,8 +97335,10 @@ async function countServers(plan) {
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.parallel ?? os14.availableParallelism(), jobs.length)) }, worker));
   return plan.benchmarks.map((benchmark) => {
+    const refusal = refused2.get(benchmark);
+    if (refusal !== void 0) return { benchmark, base: void 0, head: void 0, seeds: [], error: refusal, processes: 0 };
     const own = jobs.filter((job) => job.benchmark === benchmark);
-    const processes = own.filter((job) => begun.has(job)).length;
+    const processes = own.filter((job) => results.get(job) !== "skipped").length;
     const failure = own.map((job) => results.get(job)).find((r) => r instanceof Error);
     if (failure) return { benchmark, base: void 0, head: void 0, seeds: [], error: messageOf(failure), processes };
     const counted = (seed, revision) => results.get(own.find((j) => j.seed === seed && j.revision === revision));

@@ -314,37 +314,31 @@ export interface CountedServer {
 export async function countServers(plan: ServerCountsPlan): Promise<CountedServer[]> {
   const now = plan.now ?? Date.now;
   const count = plan.count ?? countServer;
-  const jobs = plan.benchmarks.flatMap((benchmark) =>
-    plan.seeds.flatMap((seed) => [plan.base, plan.head].map((revision) => ({ benchmark, seed, revision }))),
-  );
+  // A start command that cannot be counted at a revision (one that does not start node itself) fails its load test
+  // before any server starts, and no job of it is made: the others are counted.
+  const refused = new Map<HttpBenchmarkConfig, string>();
+  for (const benchmark of plan.benchmarks)
+    for (const revision of [plan.base, plan.head])
+      try {
+        if (!refused.has(benchmark)) callgrindCommand(benchmark, plan.valgrind, 'check', 1, plan.figure, revision.root);
+      } catch (error) {
+        refused.set(benchmark, messageOf(error));
+      }
+  const jobs = plan.benchmarks
+    .filter((benchmark) => !refused.has(benchmark))
+    .flatMap((benchmark) => plan.seeds.flatMap((seed) => [plan.base, plan.head].map((revision) => ({ benchmark, seed, revision }))));
   const results = new Map<(typeof jobs)[number], CountFigures | Error | 'skipped'>();
-  // A start command that cannot be counted (one that does not start node itself) fails its load test before any server
-  // starts, at no cost to the others.
-  const refused = new Map<HttpBenchmarkConfig, Error>();
-  for (const { benchmark, seed, revision } of jobs)
-    try {
-      if (!refused.has(benchmark)) callgrindCommand(benchmark, plan.valgrind, 'check', seed, plan.figure, revision.root);
-    } catch (error) {
-      refused.set(benchmark, error instanceof Error ? error : new Error(String(error)));
-    }
-  const begun = new Set<(typeof jobs)[number]>();
   let next = 0;
   const worker = async () => {
     while (next < jobs.length) {
       const index = next++;
       const job = jobs[index]!;
-      const refusal = refused.get(job.benchmark);
-      if (refusal) {
-        results.set(job, refusal);
-        continue;
-      }
       // A load test that failed already is not started again under other seeds.
       const failedBefore = jobs.slice(0, index).some((j) => j.benchmark === job.benchmark && results.get(j) instanceof Error);
       if (failedBefore || (plan.deadline !== undefined && now() > plan.deadline)) {
         results.set(job, 'skipped');
         continue;
       }
-      begun.add(job);
       plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} (a server under callgrind)`);
       const dumpPrefix = path.join(plan.socketDir, `callgrind-server.${index}`);
       try {
@@ -365,8 +359,10 @@ export async function countServers(plan: ServerCountsPlan): Promise<CountedServe
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.parallel ?? os.availableParallelism(), jobs.length)) }, worker));
   return plan.benchmarks.map((benchmark) => {
+    const refusal = refused.get(benchmark);
+    if (refusal !== undefined) return { benchmark, base: undefined, head: undefined, seeds: [], error: refusal, processes: 0 };
     const own = jobs.filter((job) => job.benchmark === benchmark);
-    const processes = own.filter((job) => begun.has(job)).length;
+    const processes = own.filter((job) => results.get(job) !== 'skipped').length;
     const failure = own.map((job) => results.get(job)).find((r): r is Error => r instanceof Error);
     if (failure) return { benchmark, base: undefined, head: undefined, seeds: [], error: messageOf(failure), processes };
     const counted = (seed: number, revision: Revision) => results.get(own.find((j) => j.seed === seed && j.revision === revision)!);
