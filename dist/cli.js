@@ -87843,6 +87843,7 @@ var REQUEST_BLOCKS = {
   measuredBlocks: 16,
   estimate: "window"
 };
+var PREWARM_REQUESTS = 4096;
 var READY_UNDER_CALLGRIND_MS = 18e4;
 var SERVER_COUNT_LIMIT_MS = 15 * 6e4;
 var REQUEST_TIMEOUT_MS = 12e4;
@@ -87897,10 +87898,6 @@ async function countServerOnce(plan, late) {
   try {
     const counter2 = new ServerCounter(server, plan.dumpPrefix, plan.figure);
     await counter2.hello();
-    if (late) {
-      const problem = server.cpuPid === void 0 ? "the server under callgrind has no known pid" : await instrumentOn(plan.valgrind, server.cpuPid, plan.dumpPrefix);
-      if (problem) throw new NotInstrumented(`${server.label}: ${problem}`);
-    }
     const limitMs = plan.limitMs ?? SERVER_COUNT_LIMIT_MS;
     const ends = Date.now() + limitMs;
     const bound = () => {
@@ -87917,6 +87914,11 @@ async function countServerOnce(plan, late) {
       }
     };
     await cycle(1);
+    await cycle(Math.ceil(PREWARM_REQUESTS / benchmark.requests.length) - 1);
+    if (late) {
+      const problem = server.cpuPid === void 0 ? "the server under callgrind has no known pid" : await instrumentOn(plan.valgrind, server.cpuPid, plan.dumpPrefix);
+      if (problem) throw new NotInstrumented(`${server.label}: ${problem}`);
+    }
     const figures = await countTask(cycle, counter2, REQUEST_BLOCKS);
     if (!(figures.instructions >= 1))
       throw new Error(
@@ -88029,7 +88031,7 @@ async function countServers(plan) {
         const figures = await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix });
         results.set(job, figures);
         plan.log(
-          `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions a request, after ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ""}${figures.steady ? "" : " (no steady state)"}, in ${formatDuration(now() - started)}`
+          `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions a request, after ${PREWARM_REQUESTS.toLocaleString("en-US")} requests uncounted and ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ""}${figures.steady ? "" : " (no steady state)"}, in ${formatDuration(now() - started)}`
         );
       } catch (error) {
         results.set(job, error instanceof Error ? error : new Error(String(error)));

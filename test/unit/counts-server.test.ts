@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { callgrindArgs } from '../../src/measure/counts/callgrind.js';
-import { callgrindCommand, countServer, countServers, type ServerCountPlan } from '../../src/measure/counts/server.js';
+import { callgrindCommand, countServer, countServers, PREWARM_REQUESTS, type ServerCountPlan } from '../../src/measure/counts/server.js';
 import { readDump, type CountFigures } from '../../src/measure/counts/task.js';
 import type { Config, ExpectedStatus } from '../../src/config/types.js';
 import { serverRows } from '../../src/gate/counts.js';
@@ -141,7 +141,7 @@ describe('countServers', () => {
     expect(counted!.error).toBeUndefined();
     // Each server's figure and what its time went to, as it ends.
     expect(lines).toContain(
-      'counts: http > todos, head under seed 2: 122 instructions a request, after 10 warm-up block(s) of 256 cycle(s) of requests (no steady state), in 1m05s',
+      'counts: http > todos, head under seed 2: 122 instructions a request, after 4,096 requests uncounted and 10 warm-up block(s) of 256 cycle(s) of requests (no steady state), in 1m05s',
     );
   });
 
@@ -270,6 +270,35 @@ describe('countServer with a valgrind that is not one', () => {
 
   it('fails a server that answers a status its request does not expect, naming the request', async () => {
     await expect(countServer(job({ status: [404] }))).rejects.toThrow(/answered GET \/ with 200 \(expected 404\)/);
+  });
+
+  it('sends its first PREWARM_REQUESTS requests before the first mark (uncounted, the instrumentation off where started late)', async () => {
+    // The server counts what it served; the fake callgrind's first mark writes that count beside its dumps.
+    const counting = path.join(root, 'counting-server.js');
+    writeFileSync(
+      counting,
+      'let served = 0; globalThis.servedSoFar = () => served;\n' +
+        "require('node:http').createServer((q, s) => { served++; s.end('ok'); }).listen(Number(process.env.PORT), process.env.HOST);\n",
+    );
+    const marker = path.join(root, 'fake-first-mark.cjs');
+    writeFileSync(
+      marker,
+      "const fs = require('node:fs'); const os = require('node:os'); let marked = false;\n" +
+        'os.getPriority = () => {\n' +
+        '  if (!marked) fs.writeFileSync(`${process.env.FAKE_DUMP_PREFIX}.served`, String(globalThis.servedSoFar()));\n' +
+        '  marked = true; return 0;\n' +
+        '};\n',
+    );
+    const marking = path.join(root, 'fake-valgrind-marking');
+    writeFileSync(
+      marking,
+      '#!/bin/sh\nfor a in "$@"; do case "$a" in --callgrind-out-file=*) FAKE_DUMP_PREFIX="${a#*=}";; esac; done\n' +
+        `export FAKE_DUMP_PREFIX; export NODE_OPTIONS="$NODE_OPTIONS --require ${marker}"\n` +
+        'while [ "${1#--}" != "$1" ]; do shift; done\nexec "$@"\n',
+    );
+    chmodSync(marking, 0o755);
+    await expect(countServer(job({ valgrind: marking, start: `node ${counting}` }))).rejects.toThrow(/callgrind wrote no dump/);
+    expect(Number(readFileSync(path.join(root, 'cg.served'), 'utf8'))).toBe(PREWARM_REQUESTS);
   });
 
   it('fails a server whose requests cost nothing beyond the marker (served by a process callgrind does not follow), never a zero', async () => {

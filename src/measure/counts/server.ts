@@ -46,6 +46,17 @@ export const REQUEST_BLOCKS: BlockSizes = {
   estimate: 'window',
 };
 
+/**
+ * Requests sent before the first block, with callgrind's instrumentation still off (a server started `late`), where a
+ * request costs a third to a tenth of an instrumented one while V8 compiles the server's code. fastify's route
+ * (2026-11-30, 3 seeds, two servers at once): 6 servers in 106-138 s without it, 88-123 s with 4,096 (alternated in one
+ * hour: 113-148 s against 100-113 s); 8,192 was no faster. The blocks' rules for steady state are the same after it,
+ * and its level as low or lower. Not the probe's marks: sent uncounted too, the heap's first mark-compact came inside
+ * the window instead of before it, where the rules did not see it (docs/counts.md). A number of requests, not a time:
+ * the same at every seed and rerun.
+ */
+export const PREWARM_REQUESTS = 4096;
+
 /** Node's start under callgrind takes 12 s and a framework's modules more: the ready check waits at least this long. */
 const READY_UNDER_CALLGRIND_MS = 180_000;
 
@@ -162,14 +173,6 @@ async function countServerOnce(plan: ServerCountPlan, late: boolean): Promise<Co
   try {
     const counter = new ServerCounter(server, plan.dumpPrefix, plan.figure);
     await counter.hello();
-    if (late) {
-      // The probe's pid is node's, under valgrind: it waits for a request, so nothing it runs depends on when.
-      const problem =
-        server.cpuPid === undefined
-          ? 'the server under callgrind has no known pid'
-          : await instrumentOn(plan.valgrind, server.cpuPid, plan.dumpPrefix);
-      if (problem) throw new NotInstrumented(`${server.label}: ${problem}`);
-    }
     const limitMs = plan.limitMs ?? SERVER_COUNT_LIMIT_MS;
     const ends = Date.now() + limitMs;
     const bound = () => {
@@ -188,6 +191,16 @@ async function countServerOnce(plan: ServerCountPlan, late: boolean): Promise<Co
     };
     // One cycle first: a server that answers what its requests do not expect fails here, before anything is counted.
     await cycle(1);
+    // The warm-up's first requests with the instrumentation off (PREWARM_REQUESTS), the same whether started late or not.
+    await cycle(Math.ceil(PREWARM_REQUESTS / benchmark.requests.length) - 1);
+    if (late) {
+      // The probe's pid is node's, under valgrind: it waits for a request, so nothing it runs depends on when.
+      const problem =
+        server.cpuPid === undefined
+          ? 'the server under callgrind has no known pid'
+          : await instrumentOn(plan.valgrind, server.cpuPid, plan.dumpPrefix);
+      if (problem) throw new NotInstrumented(`${server.label}: ${problem}`);
+    }
     const figures = await countTask(cycle, counter, REQUEST_BLOCKS);
     // Nothing beyond the marker's own cost: the requests were served elsewhere (a cluster worker), where callgrind is not.
     if (!(figures.instructions >= 1))
@@ -348,7 +361,8 @@ export async function countServers(plan: ServerCountsPlan): Promise<CountedServe
         // What the server's time went to: a warm-up of many blocks is what makes a counted load test long.
         plan.log(
           `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions ` +
-            `a request, after ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests` +
+            `a request, after ${PREWARM_REQUESTS.toLocaleString('en-US')} requests uncounted and ${figures.warmupBlocks} warm-up ` +
+            `block(s) of ${figures.batch} cycle(s) of requests` +
             `${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ''}` +
             `${figures.steady ? '' : ' (no steady state)'}, in ${formatDuration(now() - started)}`,
         );
