@@ -97141,6 +97141,9 @@ var REQUEST_BLOCKS = {
   estimate: "window"
 };
 var PREWARM_REQUESTS = 4096;
+function prewarmCycles(benchmark) {
+  return Math.ceil(PREWARM_REQUESTS / benchmark.requests.length);
+}
 var READY_UNDER_CALLGRIND_MS = 18e4;
 var SERVER_COUNT_LIMIT_MS = 15 * 6e4;
 var REQUEST_TIMEOUT_MS = 12e4;
@@ -97211,7 +97214,7 @@ async function countServerOnce(plan, late) {
       }
     };
     await cycle(1);
-    await cycle(Math.ceil(PREWARM_REQUESTS / benchmark.requests.length) - 1);
+    await cycle(prewarmCycles(benchmark) - 1);
     if (late) {
       const problem = server.cpuPid === void 0 ? "the server under callgrind has no known pid" : await instrumentOn(plan.valgrind, server.cpuPid, plan.dumpPrefix);
       if (problem) throw new NotInstrumented(`${server.label}: ${problem}`);
@@ -97328,7 +97331,7 @@ async function countServers(plan) {
         const figures = await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix });
         results.set(job, figures);
         plan.log(
-          `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions a request, after ${PREWARM_REQUESTS.toLocaleString("en-US")} requests uncounted and ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ""}${figures.steady ? "" : " (no steady state)"}, in ${formatDuration(now() - started)}`
+          `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions a request, after ${(prewarmCycles(job.benchmark) * job.benchmark.requests.length).toLocaleString("en-US")} requests uncounted and ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ""}${figures.steady ? "" : " (no steady state)"}, in ${formatDuration(now() - started)}`
         );
       } catch (error2) {
         results.set(job, error2 instanceof Error ? error2 : new Error(String(error2)));

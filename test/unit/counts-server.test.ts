@@ -6,7 +6,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { callgrindArgs } from '../../src/measure/counts/callgrind.js';
-import { callgrindCommand, countServer, countServers, PREWARM_REQUESTS, type ServerCountPlan } from '../../src/measure/counts/server.js';
+import {
+  callgrindCommand,
+  countServer,
+  countServers,
+  PREWARM_REQUESTS,
+  prewarmCycles,
+  type ServerCountPlan,
+} from '../../src/measure/counts/server.js';
 import { readDump, type CountFigures } from '../../src/measure/counts/task.js';
 import type { Config, ExpectedStatus } from '../../src/config/types.js';
 import { serverRows } from '../../src/gate/counts.js';
@@ -270,6 +277,13 @@ describe('countServer with a valgrind that is not one', () => {
 
   it('fails a server that answers a status its request does not expect, naming the request', async () => {
     await expect(countServer(job({ status: [404] }))).rejects.toThrow(/answered GET \/ with 200 \(expected 404\)/);
+  });
+
+  it("warms up uncounted in whole cycles of the load test's requests: at least PREWARM_REQUESTS, less than a cycle more", () => {
+    const request = { method: 'GET' as const, path: '/', headers: {}, body: undefined, status: ['2xx'] as ExpectedStatus[] };
+    expect(prewarmCycles(fakeLoadTest('one', { requests: [request] }))).toBe(PREWARM_REQUESTS);
+    // 4,096 requests in cycles of 3: 1,366 cycles (4,098 requests), not 1,365 (4,095).
+    expect(prewarmCycles(fakeLoadTest('three', { requests: [request, request, request] }))).toBe(1366);
   });
 
   it('sends its first PREWARM_REQUESTS requests before the first mark (uncounted, the instrumentation off where started late)', async () => {

@@ -57,6 +57,11 @@ export const REQUEST_BLOCKS: BlockSizes = {
  */
 export const PREWARM_REQUESTS = 4096;
 
+/** The cycles of a load test's requests that hold PREWARM_REQUESTS requests (a cycle is sent whole). */
+export function prewarmCycles(benchmark: HttpBenchmarkConfig): number {
+  return Math.ceil(PREWARM_REQUESTS / benchmark.requests.length);
+}
+
 /** Node's start under callgrind takes 12 s and a framework's modules more: the ready check waits at least this long. */
 const READY_UNDER_CALLGRIND_MS = 180_000;
 
@@ -192,7 +197,7 @@ async function countServerOnce(plan: ServerCountPlan, late: boolean): Promise<Co
     // One cycle first: a server that answers what its requests do not expect fails here, before anything is counted.
     await cycle(1);
     // The warm-up's first requests with the instrumentation off (PREWARM_REQUESTS), the same whether started late or not.
-    await cycle(Math.ceil(PREWARM_REQUESTS / benchmark.requests.length) - 1);
+    await cycle(prewarmCycles(benchmark) - 1);
     if (late) {
       // The probe's pid is node's, under valgrind: it waits for a request, so nothing it runs depends on when.
       const problem =
@@ -361,8 +366,8 @@ export async function countServers(plan: ServerCountsPlan): Promise<CountedServe
         // What the server's time went to: a warm-up of many blocks is what makes a counted load test long.
         plan.log(
           `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions ` +
-            `a request, after ${PREWARM_REQUESTS.toLocaleString('en-US')} requests uncounted and ${figures.warmupBlocks} warm-up ` +
-            `block(s) of ${figures.batch} cycle(s) of requests` +
+            `a request, after ${(prewarmCycles(job.benchmark) * job.benchmark.requests.length).toLocaleString('en-US')} requests ` +
+            `uncounted and ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests` +
             `${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ''}` +
             `${figures.steady ? '' : ' (no steady state)'}, in ${formatDuration(now() - started)}`,
         );
