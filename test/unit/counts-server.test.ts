@@ -223,6 +223,24 @@ describe('countServer with a valgrind that is not one', () => {
   );
   const probePath = fileURLToPath(new URL('../../dist/probe.cjs', import.meta.url));
 
+  /**
+   * A valgrind that runs node plainly with `os.getPriority` (the marker) replaced by `marker`'s source, which finds
+   * the dumps' prefix callgrind was given in FAKE_DUMP_PREFIX.
+   */
+  const fakeMarkingValgrind = (name: string, marker: string) => {
+    const module = path.join(root, `${name}.cjs`);
+    writeFileSync(module, marker);
+    const valgrind = path.join(root, `fake-valgrind-${name}`);
+    writeFileSync(
+      valgrind,
+      '#!/bin/sh\nfor a in "$@"; do case "$a" in --callgrind-out-file=*) FAKE_DUMP_PREFIX="${a#*=}";; esac; done\n' +
+        `export FAKE_DUMP_PREFIX; export NODE_OPTIONS="$NODE_OPTIONS --require ${module}"\n` +
+        'while [ "${1#--}" != "$1" ]; do shift; done\nexec "$@"\n',
+    );
+    chmodSync(valgrind, 0o755);
+    return valgrind;
+  };
+
   /** A countServer job of one request answered `status`, run through `valgrind` (default: the fake above). */
   const job = (over: { status?: ExpectedStatus[]; valgrind?: string; limitMs?: number; start?: string } = {}) => ({
     ...plan,
@@ -294,23 +312,14 @@ describe('countServer with a valgrind that is not one', () => {
       'let served = 0; globalThis.servedSoFar = () => served;\n' +
         "require('node:http').createServer((q, s) => { served++; s.end('ok'); }).listen(Number(process.env.PORT), process.env.HOST);\n",
     );
-    const marker = path.join(root, 'fake-first-mark.cjs');
-    writeFileSync(
-      marker,
+    const marking = fakeMarkingValgrind(
+      'first-mark',
       "const fs = require('node:fs'); const os = require('node:os'); let marked = false;\n" +
         'os.getPriority = () => {\n' +
         '  if (!marked) fs.writeFileSync(`${process.env.FAKE_DUMP_PREFIX}.served`, String(globalThis.servedSoFar()));\n' +
         '  marked = true; return 0;\n' +
         '};\n',
     );
-    const marking = path.join(root, 'fake-valgrind-marking');
-    writeFileSync(
-      marking,
-      '#!/bin/sh\nfor a in "$@"; do case "$a" in --callgrind-out-file=*) FAKE_DUMP_PREFIX="${a#*=}";; esac; done\n' +
-        `export FAKE_DUMP_PREFIX; export NODE_OPTIONS="$NODE_OPTIONS --require ${marker}"\n` +
-        'while [ "${1#--}" != "$1" ]; do shift; done\nexec "$@"\n',
-    );
-    chmodSync(marking, 0o755);
     await expect(countServer(job({ valgrind: marking, start: `node ${counting}` }))).rejects.toThrow(/callgrind wrote no dump/);
     expect(Number(readFileSync(path.join(root, 'cg.served'), 'utf8'))).toBe(PREWARM_REQUESTS);
   });
@@ -319,9 +328,8 @@ describe('countServer with a valgrind that is not one', () => {
     // Each mark writes a dump of 30M instructions and a few more each time (a block's later than the empty ones, but
     // far under one instruction a request), whatever the block sent: what callgrind reads where another process (a cluster worker) serves the requests. The marks are
     // counted in a file of their own.
-    const dumper = path.join(root, 'fake-dumps.cjs');
-    writeFileSync(
-      dumper,
+    const dumping = fakeMarkingValgrind(
+      'dumps',
       "const fs = require('node:fs'); const os = require('node:os'); let n = 0;\n" +
         'os.getPriority = () => {\n' +
         '  const prefix = process.env.FAKE_DUMP_PREFIX; n++;\n' +
@@ -329,14 +337,6 @@ describe('countServer with a valgrind that is not one', () => {
         '  fs.writeFileSync(`${prefix}.marks`, String(n)); return 0;\n' +
         '};\n',
     );
-    const dumping = path.join(root, 'fake-valgrind-dumping');
-    writeFileSync(
-      dumping,
-      '#!/bin/sh\nfor a in "$@"; do case "$a" in --callgrind-out-file=*) FAKE_DUMP_PREFIX="${a#*=}";; esac; done\n' +
-        `export FAKE_DUMP_PREFIX; export NODE_OPTIONS="$NODE_OPTIONS --require ${dumper}"\n` +
-        'while [ "${1#--}" != "$1" ]; do shift; done\nexec "$@"\n',
-    );
-    chmodSync(dumping, 0o755);
     await expect(countServer(job({ valgrind: dumping }))).rejects.toThrow(
       /counted no instructions a request beyond an empty block: its requests are served by another process/,
     );
