@@ -88056,7 +88056,15 @@ async function countServers(plan) {
       return { instructions: figures.map((f) => f.instructions), unsteady: seeds.filter((_, i2) => !figures[i2].steady) };
     };
     if (!seeds.length)
-      return { benchmark, base: void 0, head: void 0, seeds, processes, error: "the time limit started no seed at both revisions" };
+      return {
+        benchmark,
+        base: void 0,
+        head: void 0,
+        seeds,
+        processes,
+        error: "the time limit started no seed at both revisions",
+        unstarted: true
+      };
     return { benchmark, base: side2(plan.base), head: side2(plan.head), seeds, processes };
   });
 }
@@ -88065,7 +88073,19 @@ async function countServers(plan) {
 var import_stats_base_dists_t_quantile = __toESM(require_lib133(), 1);
 var import_stats_base_dists_t_cdf = __toESM(require_lib134(), 1);
 var EXACT = 1e-7;
-function compareCounts(base2, head, budget, level) {
+var EARLY_SEEDS = 2;
+function seedLooks(seeds) {
+  if (seeds.length <= EARLY_SEEDS) return [{ seeds: [...seeds], weight: 1 }];
+  return [
+    { seeds: seeds.slice(0, EARLY_SEEDS), weight: 0.5 },
+    { seeds: seeds.slice(EARLY_SEEDS), weight: 0.5 }
+  ];
+}
+function settledEarly(row) {
+  if (!row.change) return true;
+  return row.verdict !== "inconclusive" && row.verdict !== "unmeasured" && row.change.high - row.change.low <= row.budget;
+}
+function compareCounts(base2, head, budget, level, weight = 1) {
   if (base2.length === 0 || head.length === 0 || ![...base2, ...head].every((x2) => Number.isFinite(x2) && x2 > 0))
     throw new RangeError("counts need a positive count for every seed of both revisions");
   const x = base2.map(Math.log);
@@ -88106,7 +88126,7 @@ function compareCounts(base2, head, budget, level) {
     confidence: level,
     achievedConfidence: level
   };
-  const regressionP = 1 - (0, import_stats_base_dists_t_cdf.default)((floor - estimate) / se, df);
+  const regressionP = Math.min(1, (1 - (0, import_stats_base_dists_t_cdf.default)((floor - estimate) / se, df)) / weight);
   return { change, verdict: decide(change, budget), regressionP, logRatios };
 }
 function welchDf(vx, nx, vy, ny) {
@@ -88317,57 +88337,131 @@ async function countsStage(run, share2, otherFigures, startedAt = run.started) {
   const { config, options } = run;
   const { valgrind, seeds } = counting(run);
   options.log(
-    `counts: ${unit(config.micro.count)} per call under ${valgrind.version}'s callgrind, ${seeds.length} seed(s) per revision, a process each (${seeds.length * 2} processes)`
+    `counts: ${unit(config.micro.count)} per call under ${valgrind.version}'s callgrind, ${seedPlan(seeds)}, a process each (${seeds.length * 2} processes at most)`
   );
-  const measured = await measureCounts({
-    base: run.tree.base,
-    head: run.tree.head,
-    baseFiles: share2.files.base,
-    headFiles: share2.files.head,
-    skip: share2.skip ?? [],
-    runnerPath: options.runnerPath,
-    valgrind: valgrind.path,
-    seeds,
-    figure: config.micro.count,
-    stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
-    log: options.log,
-    now: run.now,
-    deadline: startedAt + config.timeLimitMs,
-    tempDir: run.socketDir
-  });
-  options.log(`counts: ${measured.processes} processes in ${formatDuration(measured.durationMs)}`);
-  if (measured.skipped.length)
-    options.log(
-      `warning: counts: seed(s) ${measured.skipped.join(", ")} not started within the time limit (${formatDuration(config.timeLimitMs)}): ${measured.seeds.length ? `judged on seed(s) ${measured.seeds.join(", ")}, a wider interval` : "nothing is judged"}; raise time-limit or lower micro.seeds`
-    );
-  const info = { seeds: [...measured.seeds], processes: measured.processes, durationMs: measured.durationMs, valgrind: valgrind.version };
-  if (!measured.benchmarks.length) {
-    const why = measured.failures.join("\n") || (measured.seeds.length ? "the bench files declare no task" : `the time limit (${formatDuration(config.timeLimitMs)}) started no seed at both revisions`);
+  const looks = seedLooks(seeds);
+  const totals = { processes: 0, durationMs: 0, failures: [], skipped: [], seeds: [] };
+  const measure = async (lookSeeds) => {
+    const measured = await measureCounts({
+      base: run.tree.base,
+      head: run.tree.head,
+      baseFiles: share2.files.base,
+      headFiles: share2.files.head,
+      skip: share2.skip ?? [],
+      runnerPath: options.runnerPath,
+      valgrind: valgrind.path,
+      seeds: lookSeeds,
+      figure: config.micro.count,
+      stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
+      log: options.log,
+      now: run.now,
+      deadline: startedAt + config.timeLimitMs,
+      tempDir: run.socketDir
+    });
+    totals.processes += measured.processes;
+    totals.durationMs += measured.durationMs;
+    totals.failures.push(...measured.failures);
+    totals.skipped.push(...measured.skipped);
+    totals.seeds.push(...measured.seeds);
+    const counted = [...measured.seeds];
+    return { rows: measured.benchmarks.map((b) => ({ ...b, seeds: counted })), counted };
+  };
+  const first = await measure(looks[0].seeds);
+  const info = () => ({ seeds: [...totals.seeds], processes: totals.processes, durationMs: totals.durationMs, valgrind: valgrind.version });
+  if (!first.rows.length) {
+    options.log(`counts: ${totals.processes} processes in ${formatDuration(totals.durationMs)}`);
+    const why = totals.failures.join("\n") || (totals.seeds.length ? "the bench files declare no task" : `the time limit (${formatDuration(config.timeLimitMs)}) started no seed at both revisions`);
     return {
       benchmarks: [failed("counts", void 0, `no task was counted: ${why}`)],
-      info,
+      info: info(),
       figures: otherFigures,
       level: config.confidence
     };
   }
-  const compared = measured.benchmarks.filter((b) => !b.error && b.base && b.head).length;
+  const compared = first.rows.filter((b) => !b.error && b.base && b.head).length;
   const figures = run.plan.familyFigures ?? compared + otherFigures;
-  const level = familyLevel(config.confidence, figures);
-  return {
-    benchmarks: measured.benchmarks.map(
-      (b) => cutShort(judged(b, budgetFor(b.id, config), level, [...measured.seeds], config.micro.count), measured.skipped)
+  const benchmarks = await lookAgain(
+    looks,
+    first,
+    (row, planned, weight) => cutShort(
+      judged(
+        row,
+        budgetFor(row.id, config),
+        familyLevel(config.confidence, figures, weight),
+        row.seeds,
+        config.micro.count,
+        "call",
+        weight
+      ),
+      planned.filter((seed) => !row.seeds.includes(seed))
     ),
-    info,
-    figures,
-    level
-  };
+    measure,
+    options.log
+  );
+  options.log(`counts: ${totals.processes} processes in ${formatDuration(totals.durationMs)}`);
+  if (totals.skipped.length)
+    options.log(
+      `warning: counts: seed(s) ${totals.skipped.join(", ")} not started within the time limit (${formatDuration(config.timeLimitMs)}): ${totals.seeds.length ? `judged on seed(s) ${totals.seeds.join(", ")}, a wider interval` : "nothing is judged"}; raise time-limit or lower micro.seeds`
+    );
+  return { benchmarks, info: info(), figures, level: familyLevel(config.confidence, figures, looks.at(-1).weight) };
+}
+async function lookAgain(looks, first, judge2, count3, log2) {
+  const [look, next] = looks;
+  const judgedFirst = first.rows.map((row) => judge2(row, look.seeds, look.weight));
+  if (!next) return judgedFirst;
+  const open = first.rows.filter((row, i2) => !row.error && row.base && row.head && !settledEarly(judgedFirst[i2])).map((row) => row.id);
+  const after = `after seed(s) ${look.seeds.join(", ")}`;
+  if (!open.length) {
+    log2(`counts: every row settled ${after} (decided, an interval no wider than its budget): seed(s) ${next.seeds.join(", ")} not needed`);
+    return judgedFirst;
+  }
+  const named = open.length > 3 ? `${open.slice(0, 3).join(", ")} and ${open.length - 3} more` : open.join(", ");
+  log2(`counts: ${open.length} row(s) open or wider than their budget ${after} (${named}): seed(s) ${next.seeds.join(", ")} for them`);
+  const again = await count3(next.seeds, open);
+  const planned = [...look.seeds, ...next.seeds];
+  return first.rows.map((row, i2) => {
+    if (!open.includes(row.id)) return judgedFirst[i2];
+    return judge2(
+      joinSeeds(
+        row,
+        again.rows.find((r) => r.id === row.id),
+        again.counted
+      ),
+      planned,
+      next.weight
+    );
+  });
+}
+function joinSeeds(first, next, counted) {
+  if (!next) {
+    if (!counted.length) return first;
+    return {
+      ...first,
+      base: void 0,
+      head: void 0,
+      error: `counted under seed(s) ${first.seeds.join(", ")} only, not ${counted.join(", ")}`
+    };
+  }
+  if (next.error) return { ...first, base: void 0, head: void 0, error: next.error };
+  if (!next.seeds.length) return first;
+  const side2 = (a, b) => a && b ? { instructions: [...a.instructions, ...b.instructions], unsteady: [...a.unsteady, ...b.unsteady] } : void 0;
+  const base2 = side2(first.base, next.base);
+  const head = side2(first.head, next.head);
+  if (!base2 || !head)
+    return { ...first, base: void 0, head: void 0, error: `not counted at both revisions under seed(s) ${next.seeds.join(", ")}` };
+  return { ...first, base: base2, head, seeds: [...first.seeds, ...next.seeds] };
+}
+function seedPlan(seeds) {
+  const [first, next] = seedLooks(seeds);
+  if (!next) return `${seeds.length} seed(s) per revision`;
+  return `seeds ${first.seeds.join(", ")} per revision, then ${next.seeds.join(", ")} for the rows they leave open or wider than their budget`;
 }
 var unit = (figure) => figure === "cycles" ? "cycles (estimated from callgrind's cache model)" : "instructions";
 function counting(run) {
   const valgrind = callgrind(run.options.installCallgrind, run.options.log);
   return { valgrind, seeds: Array.from({ length: run.config.micro.seeds }, (_, i2) => i2 + 1) };
 }
-var familyLevel = (confidence, figures) => 1 - 2 * (1 - confidence) / Math.max(1, figures);
+var familyLevel = (confidence, figures, weight = 1) => 1 - 2 * (1 - confidence) * weight / Math.max(1, figures);
 function callgrind(install, log2) {
   try {
     return findCallgrind();
@@ -88380,48 +88474,71 @@ async function httpCountsStage(run, tests, otherFigures, startedAt = run.started
   const { config, options } = run;
   const { valgrind, seeds } = counting(run);
   options.log(
-    `counts: ${unit(config.micro.count)} per request under ${valgrind.version}'s callgrind for ${tests.map((t) => t.id).join(", ")}: ${seeds.length} seed(s) per revision, a server each, its requests sent one at a time`
+    `counts: ${unit(config.micro.count)} per request under ${valgrind.version}'s callgrind for ${tests.map((t) => t.id).join(", ")}: ${seedPlan(seeds)}, a server each, its requests sent one at a time`
   );
   const started = run.now();
-  const counted = await countServers({
-    base: run.tree.base,
-    head: run.tree.head,
-    benchmarks: tests,
-    seeds,
-    figure: config.micro.count,
-    valgrind: valgrind.path,
-    probePath: options.probePath,
-    socketDir: run.socketDir,
-    deadline: startedAt + config.timeLimitMs,
-    now: run.now,
-    log: options.log
-  });
+  const byId = new Map(tests.map((test) => [test.id, test]));
+  let processes = 0;
+  const count3 = async (lookSeeds, open) => {
+    const counted = await countServers({
+      base: run.tree.base,
+      head: run.tree.head,
+      benchmarks: open ? tests.filter((test) => open.includes(test.id)) : tests,
+      seeds: lookSeeds,
+      figure: config.micro.count,
+      valgrind: valgrind.path,
+      probePath: options.probePath,
+      socketDir: run.socketDir,
+      deadline: startedAt + config.timeLimitMs,
+      now: run.now,
+      log: options.log
+    });
+    processes += counted.reduce((sum3, c) => sum3 + c.processes, 0);
+    const rows = counted.map(
+      (c) => (
+        // A later look the time limit started nothing of adds no seed, and is no error: its seeds are the row's unmeasured.
+        open && c.unstarted ? { id: c.benchmark.id, file: "", base: void 0, head: void 0, seeds: [] } : { id: c.benchmark.id, file: "", base: c.base, head: c.head, seeds: c.seeds, ...c.error ? { error: c.error } : {} }
+      )
+    );
+    return { rows, counted: [...new Set(counted.flatMap((c) => c.seeds))] };
+  };
+  const looks = seedLooks(seeds);
+  const first = await count3(looks[0].seeds);
+  const figures = run.plan.familyFigures ?? first.rows.filter((c) => !c.error).length + otherFigures;
+  const level = (weight) => familyLevel(config.confidence, figures, weight);
+  const benchmarks = await lookAgain(
+    looks,
+    first,
+    (row, planned, weight) => serverRow({ ...row, benchmark: byId.get(row.id) }, planned, config, level(weight), options.log, weight),
+    count3,
+    options.log
+  );
   const durationMs = run.now() - started;
-  const processes = counted.reduce((sum3, c) => sum3 + c.processes, 0);
   options.log(`counts: ${processes} servers in ${formatDuration(durationMs)}`);
-  const figures = run.plan.familyFigures ?? counted.filter((c) => !c.error).length + otherFigures;
-  const level = familyLevel(config.confidence, figures);
-  const benchmarks = serverRows(counted, seeds, config, level, options.log);
-  const allSeeds = [...new Set(counted.flatMap((c) => c.seeds))].sort((a, b) => a - b);
-  return { benchmarks, info: { seeds: allSeeds, processes, durationMs, valgrind: valgrind.version }, figures, level };
+  const allSeeds = [...new Set(benchmarks.flatMap((b) => b.counts?.seeds ?? []))].sort((x, y) => x - y);
+  return {
+    benchmarks,
+    info: { seeds: allSeeds, processes, durationMs, valgrind: valgrind.version },
+    figures,
+    level: level(looks.at(-1).weight)
+  };
 }
-function serverRows(counted, seeds, config, level, log2) {
-  return counted.map((c) => {
-    const row = { id: c.benchmark.id, file: "", base: c.base, head: c.head, ...c.error ? { error: c.error } : {} };
-    const judgedRow = judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds, config.micro.count, "request");
-    const skipped = c.error ? [] : seeds.filter((seed) => !c.seeds.includes(seed));
-    const short = skipped.length ? `seed(s) ${skipped.join(", ")} not started within the time limit (${formatDuration(config.timeLimitMs)}): judged on seed(s) ${c.seeds.join(", ") || "none"}, a wider interval; raise time-limit or lower micro.seeds` : void 0;
-    if (short) log2(`warning: counts: ${c.benchmark.id}: ${short}`);
-    const note = [judgedRow.note, short].filter(Boolean).join("; ");
-    return cutShort({ ...judgedRow, kind: "http", file: null, ...note ? { note } : {} }, skipped);
-  });
+function serverRow(c, planned, config, level, log2, weight = 1) {
+  const row = { id: c.benchmark.id, file: "", base: c.base, head: c.head, ...c.error ? { error: c.error } : {} };
+  const budget = c.benchmark.budget ?? budgetFor(c.benchmark.id, config);
+  const judgedRow = judged(row, budget, level, c.seeds, config.micro.count, "request", weight);
+  const skipped = c.error ? [] : planned.filter((seed) => !c.seeds.includes(seed));
+  const short = skipped.length ? `seed(s) ${skipped.join(", ")} not started within the time limit (${formatDuration(config.timeLimitMs)}): judged on seed(s) ${c.seeds.join(", ") || "none"}, a wider interval; raise time-limit or lower micro.seeds` : void 0;
+  if (short) log2(`warning: counts: ${c.benchmark.id}: ${short}`);
+  const note = [judgedRow.note, short].filter(Boolean).join("; ");
+  return cutShort({ ...judgedRow, kind: "http", file: null, ...note ? { note } : {} }, skipped);
 }
 function cutShort(row, skipped) {
   if (!skipped.length || row.verdict !== "inconclusive") return row;
   const why = `unmeasured: the seeds counted leave it open, and seed(s) ${skipped.join(", ")} did not fit in the time limit`;
   return { ...row, verdict: "unmeasured", beyondBudget: beyondBudget("unmeasured"), note: [row.note, why].filter(Boolean).join("; ") };
 }
-function judged(b, budget, level, seeds, figure, per = "call") {
+function judged(b, budget, level, seeds, figure, per = "call", weight = 1) {
   if (b.error) return failed(b.id, b.file, b.error, budget);
   const side2 = (of) => of ? {
     instructions: Math.exp(of.instructions.reduce((sum3, x) => sum3 + Math.log(x), 0) / of.instructions.length),
@@ -88440,7 +88557,7 @@ function judged(b, budget, level, seeds, figure, per = "call") {
   };
   const common = { id: b.id, kind: "micro", file: b.file, budget, base: null, head: null, counts, resolvable: null };
   if (!b.base || !b.head) return { ...common, verdict: b.base ? "removed" : "new", beyondBudget: null, change: null, rounds: [] };
-  const result = compareCounts(b.base.instructions, b.head.instructions, budget, level);
+  const result = compareCounts(b.base.instructions, b.head.instructions, budget, level, weight);
   const note = [
     Object.keys(unsteady).length ? `no steady state within the warm-up's bound under seed(s) ${[...unsteady.base ?? [], ...unsteady.head ?? []].join(", ")}: counted as it was then` : void 0,
     result.verdict === "inconclusive" ? seedsApart(b.base.instructions, b.head.instructions, seeds, `${countUnit(figure)} a ${per}`, result.change, budget) : void 0
@@ -92311,7 +92428,7 @@ function httpSections(id, details2) {
   const failures = failuresLine(details2.traffic.base, details2.traffic.head, labels);
   const { base: base2, head } = details2.server;
   const cpu = details2.cpu;
-  const serverRows2 = [
+  const serverRows = [
     ...cpu ? [
       ["CPU per request: main thread / all threads (\xB5s)", cpuCell(cpu.base), cpuCell(cpu.head)],
       ["waiting for a CPU per request (\xB5s)", formatFixed(cpu.base?.waitUs, 1), formatFixed(cpu.head?.waitUs, 1)],
@@ -92324,7 +92441,7 @@ function httpSections(id, details2) {
       ["peak RSS / heap used (MB)", memory(base2), memory(head)]
     ] : []
   ];
-  const server = serverRows2.length ? { header: ["server", "base", "head"], rows: serverRows2 } : void 0;
+  const server = serverRows.length ? { header: ["server", "base", "head"], rows: serverRows } : void 0;
   const change = cpu?.change;
   const role = details2.gatedOn === "cpu" ? `the verdict's figure (${gatedBecause(details2.gatedBecause)}); requests/s guards it (its confirmed regression still fails)` : details2.gatedOn === "requests" ? "a guard: requests/s spread less and gives the verdict; a confirmed regression here still fails" : "gated at the budget";
   const cpuLine = change ? `requests per CPU-second of the server's main thread: ${formatInterval(change)} (${formatConfidence(change.confidence)} interval; ${cpu.verdict ? `${role}: ${verdictWord(cpu.verdict)}` : "reported, not gated"})` : details2.cpuNote;
@@ -92793,7 +92910,8 @@ function runLine(report2) {
   const confidence = family > 1 ? run.figures !== void 0 ? `${formatConfidence(run.confidence)} for all ${family} budgeted figures together (Holm, one-sided; each interval ${formatConfidence(run.intervalConfidence)} at the last look)` : `each interval ${formatConfidence(run.intervalConfidence)}, so ${formatConfidence(run.confidence)} for all ${family} budgeted figures together` : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
-  if (run.counts) parts.push(`counts under ${run.counts.seeds.length} seed(s) a revision (${run.counts.processes} callgrind processes)`);
+  if (run.counts)
+    parts.push(`${countedSeeds(run.counts.seeds.length, report2.benchmarks ?? [])} (${run.counts.processes} callgrind processes)`);
   if (run.httpRounds !== void 0)
     parts.push(
       `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ""} (${run.httpMode} servers${typeof run.httpCpus === "string" ? `; ${run.httpCpus}` : ""})`
@@ -92877,6 +92995,12 @@ function fitColumns(rows) {
     )
   );
   return rows.map((row, r) => row.map((cell, i2) => i2 < 2 ? names[i2][r] : fitMiddle(terminalText(cell), 16)));
+}
+function countedSeeds(seeds, benchmarks) {
+  const counted = benchmarks.flatMap((b) => b.counts ? [b.counts.seeds.length] : []);
+  const fewer = counted.filter((n) => n < seeds).length;
+  if (!fewer || fewer === counted.length) return `counts under ${fewer ? Math.max(...counted) : seeds} seed(s) a revision`;
+  return `counts under ${Math.min(...counted)} seed(s) a revision for ${fewer} row(s), ${seeds} for the ${counted.length - fewer} they left open`;
 }
 
 // src/report/markdown.ts

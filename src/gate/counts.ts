@@ -4,7 +4,7 @@ import { measureCounts, type CountedBenchmark, type SideCounts } from '../measur
 import { countServers, type CountedServer } from '../measure/counts/server.js';
 import type { Config, CountedFigure, HttpBenchmarkConfig } from '../config/types.js';
 import { beyondBudget } from '../stats/compare.js';
-import { compareCounts } from '../stats/counts.js';
+import { compareCounts, seedLooks, settledEarly, type SeedLook } from '../stats/counts.js';
 import { countUnit, formatCount } from '../report/format.js';
 import { type ReportBenchmark } from '../report/model.js';
 import { formatDuration, formatShortPercent } from '../util/format.js';
@@ -39,58 +39,161 @@ export async function countsStage(
   const { valgrind, seeds } = counting(run);
   options.log(
     `counts: ${unit(config.micro.count)} per call under ${valgrind.version}'s callgrind, ` +
-      `${seeds.length} seed(s) per revision, a process each (${seeds.length * 2} processes)`,
+      `${seedPlan(seeds)}, a process each (${seeds.length * 2} processes at most)`,
   );
-  const measured = await measureCounts({
-    base: run.tree.base,
-    head: run.tree.head,
-    baseFiles: share.files.base,
-    headFiles: share.files.head,
-    skip: share.skip ?? [],
-    runnerPath: options.runnerPath,
-    valgrind: valgrind.path,
-    seeds,
-    figure: config.micro.count,
-    stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
-    log: options.log,
-    now: run.now,
-    deadline: startedAt + config.timeLimitMs,
-    tempDir: run.socketDir,
-  });
-  options.log(`counts: ${measured.processes} processes in ${formatDuration(measured.durationMs)}`);
-  if (measured.skipped.length)
-    options.log(
-      `warning: counts: seed(s) ${measured.skipped.join(', ')} not started within the time limit (${formatDuration(config.timeLimitMs)}): ` +
-        `${measured.seeds.length ? `judged on seed(s) ${measured.seeds.join(', ')}, a wider interval` : 'nothing is judged'}; ` +
-        'raise time-limit or lower micro.seeds',
-    );
-  const info = { seeds: [...measured.seeds], processes: measured.processes, durationMs: measured.durationMs, valgrind: valgrind.version };
-  if (!measured.benchmarks.length) {
+  const looks = seedLooks(seeds);
+  const totals = { processes: 0, durationMs: 0, failures: [] as string[], skipped: [] as number[], seeds: [] as number[] };
+  // Each look's processes: every task at both revisions under the look's seeds (a later look's too, so every seed's
+  // processes load the same files: what a task inherits from the files before it stays one distribution).
+  const measure = async (lookSeeds: number[]): Promise<SeedsCounted> => {
+    const measured = await measureCounts({
+      base: run.tree.base,
+      head: run.tree.head,
+      baseFiles: share.files.base,
+      headFiles: share.files.head,
+      skip: share.skip ?? [],
+      runnerPath: options.runnerPath,
+      valgrind: valgrind.path,
+      seeds: lookSeeds,
+      figure: config.micro.count,
+      stallTimeoutMs: Math.max(config.micro.taskTimeoutMs, COUNT_STALL_MS),
+      log: options.log,
+      now: run.now,
+      deadline: startedAt + config.timeLimitMs,
+      tempDir: run.socketDir,
+    });
+    totals.processes += measured.processes;
+    totals.durationMs += measured.durationMs;
+    totals.failures.push(...measured.failures);
+    totals.skipped.push(...measured.skipped);
+    totals.seeds.push(...measured.seeds);
+    const counted = [...measured.seeds];
+    return { rows: measured.benchmarks.map((b) => ({ ...b, seeds: counted })), counted };
+  };
+  const first = await measure(looks[0]!.seeds);
+  const info = () => ({ seeds: [...totals.seeds], processes: totals.processes, durationMs: totals.durationMs, valgrind: valgrind.version });
+  if (!first.rows.length) {
+    options.log(`counts: ${totals.processes} processes in ${formatDuration(totals.durationMs)}`);
     // Nothing counted: every process failed, the time limit started none, or no task was declared: never a pass.
     const why =
-      measured.failures.join('\n') ||
-      (measured.seeds.length
+      totals.failures.join('\n') ||
+      (totals.seeds.length
         ? 'the bench files declare no task'
         : `the time limit (${formatDuration(config.timeLimitMs)}) started no seed at both revisions`);
     return {
       benchmarks: [failed('counts', undefined, `no task was counted: ${why}`)],
-      info,
+      info: info(),
       figures: otherFigures,
       level: config.confidence,
     };
   }
-  const compared = measured.benchmarks.filter((b) => !b.error && b.base && b.head).length;
+  const compared = first.rows.filter((b) => !b.error && b.base && b.head).length;
   // A shard: the whole suite's figures, as its timed looks count them (plan.familyFigures).
   const figures = run.plan.familyFigures ?? compared + otherFigures;
-  const level = familyLevel(config.confidence, figures);
-  return {
-    benchmarks: measured.benchmarks.map((b) =>
-      cutShort(judged(b, budgetFor(b.id, config), level, [...measured.seeds], config.micro.count), measured.skipped),
-    ),
-    info,
-    figures,
-    level,
-  };
+  const benchmarks = await lookAgain(
+    looks,
+    first,
+    (row, planned, weight) =>
+      cutShort(
+        judged(
+          row,
+          budgetFor(row.id, config),
+          familyLevel(config.confidence, figures, weight),
+          row.seeds,
+          config.micro.count,
+          'call',
+          weight,
+        ),
+        planned.filter((seed) => !row.seeds.includes(seed)),
+      ),
+    measure,
+    options.log,
+  );
+  options.log(`counts: ${totals.processes} processes in ${formatDuration(totals.durationMs)}`);
+  if (totals.skipped.length)
+    options.log(
+      `warning: counts: seed(s) ${totals.skipped.join(', ')} not started within the time limit (${formatDuration(config.timeLimitMs)}): ` +
+        `${totals.seeds.length ? `judged on seed(s) ${totals.seeds.join(', ')}, a wider interval` : 'nothing is judged'}; ` +
+        'raise time-limit or lower micro.seeds',
+    );
+  return { benchmarks, info: info(), figures, level: familyLevel(config.confidence, figures, looks.at(-1)!.weight) };
+}
+
+/** A counted row with the seeds it was counted under at both revisions. */
+export type SeededRow = CountedBenchmark & { seeds: number[] };
+
+/** One look's counts: its rows, and the seeds it counted (none: the time limit started none). */
+export interface SeedsCounted {
+  rows: SeededRow[];
+  counted: number[];
+}
+
+/**
+ * Adaptive seeds (stats/counts.ts, seedLooks): every row judged at the first look; the rows it does not settle are
+ * counted again under the last look's seeds (`count` is given their ids) and judged on all their seeds at that look's
+ * share. A look that counted no seed (the time limit) adds nothing: its seeds are the row's unmeasured ones.
+ */
+export async function lookAgain(
+  looks: readonly SeedLook[],
+  first: SeedsCounted,
+  judge: (row: SeededRow, planned: readonly number[], weight: number) => ReportBenchmark,
+  count: (seeds: number[], open: readonly string[]) => Promise<SeedsCounted>,
+  log: (line: string) => void,
+): Promise<ReportBenchmark[]> {
+  const [look, next] = looks;
+  const judgedFirst = first.rows.map((row) => judge(row, look!.seeds, look!.weight));
+  if (!next) return judgedFirst;
+  const open = first.rows.filter((row, i) => !row.error && row.base && row.head && !settledEarly(judgedFirst[i]!)).map((row) => row.id);
+  const after = `after seed(s) ${look!.seeds.join(', ')}`;
+  if (!open.length) {
+    log(`counts: every row settled ${after} (decided, an interval no wider than its budget): seed(s) ${next.seeds.join(', ')} not needed`);
+    return judgedFirst;
+  }
+  const named = open.length > 3 ? `${open.slice(0, 3).join(', ')} and ${open.length - 3} more` : open.join(', ');
+  log(`counts: ${open.length} row(s) open or wider than their budget ${after} (${named}): seed(s) ${next.seeds.join(', ')} for them`);
+  const again = await count(next.seeds, open);
+  const planned = [...look!.seeds, ...next.seeds];
+  return first.rows.map((row, i) => {
+    if (!open.includes(row.id)) return judgedFirst[i]!;
+    return judge(
+      joinSeeds(
+        row,
+        again.rows.find((r) => r.id === row.id),
+        again.counted,
+      ),
+      planned,
+      next.weight,
+    );
+  });
+}
+
+/** A row's counts under the first look's seeds and the next's; `counted`: the seeds the next look counted at all. */
+export function joinSeeds(first: SeededRow, next: SeededRow | undefined, counted: readonly number[]): SeededRow {
+  if (!next) {
+    if (!counted.length) return first;
+    return {
+      ...first,
+      base: undefined,
+      head: undefined,
+      error: `counted under seed(s) ${first.seeds.join(', ')} only, not ${counted.join(', ')}`,
+    };
+  }
+  if (next.error) return { ...first, base: undefined, head: undefined, error: next.error };
+  if (!next.seeds.length) return first;
+  const side = (a: SideCounts | undefined, b: SideCounts | undefined): SideCounts | undefined =>
+    a && b ? { instructions: [...a.instructions, ...b.instructions], unsteady: [...a.unsteady, ...b.unsteady] } : undefined;
+  const base = side(first.base, next.base);
+  const head = side(first.head, next.head);
+  if (!base || !head)
+    return { ...first, base: undefined, head: undefined, error: `not counted at both revisions under seed(s) ${next.seeds.join(', ')}` };
+  return { ...first, base, head, seeds: [...first.seeds, ...next.seeds] };
+}
+
+/** How many seeds a revision gets: all of them, or the first look's and the rest where a row is still open. */
+function seedPlan(seeds: readonly number[]): string {
+  const [first, next] = seedLooks(seeds);
+  if (!next) return `${seeds.length} seed(s) per revision`;
+  return `seeds ${first!.seeds.join(', ')} per revision, then ${next.seeds.join(', ')} for the rows they leave open or wider than their budget`;
 }
 
 const unit = (figure: CountedFigure) => (figure === 'cycles' ? "cycles (estimated from callgrind's cache model)" : 'instructions');
@@ -101,8 +204,11 @@ function counting(run: RunContext) {
   return { valgrind, seeds: Array.from({ length: run.config.micro.seeds }, (_, i) => i + 1) };
 }
 
-/** The two-sided level of each interval when `figures` budgeted figures share the run's error at one look (Bonferroni). */
-const familyLevel = (confidence: number, figures: number) => 1 - (2 * (1 - confidence)) / Math.max(1, figures);
+/**
+ * The two-sided level of each interval when `figures` budgeted figures share the run's error (Bonferroni), at a look
+ * that spends `weight` of a figure's share (seedLooks).
+ */
+const familyLevel = (confidence: number, figures: number, weight = 1) => 1 - (2 * (1 - confidence) * weight) / Math.max(1, figures);
 
 /** valgrind, installed first where the caller can (the action) and it is missing; else the error that says how. */
 function callgrind(install: ((log: (line: string) => void) => boolean) | undefined, log: (line: string) => void) {
@@ -129,33 +235,58 @@ export async function httpCountsStage(
   const { valgrind, seeds } = counting(run);
   options.log(
     `counts: ${unit(config.micro.count)} per request under ${valgrind.version}'s callgrind for ${tests.map((t) => t.id).join(', ')}: ` +
-      `${seeds.length} seed(s) per revision, a server each, its requests sent one at a time`,
+      `${seedPlan(seeds)}, a server each, its requests sent one at a time`,
   );
   const started = run.now();
-  const counted = await countServers({
-    base: run.tree.base,
-    head: run.tree.head,
-    benchmarks: tests,
-    seeds,
-    figure: config.micro.count,
-    valgrind: valgrind.path,
-    probePath: options.probePath,
-    socketDir: run.socketDir,
-    deadline: startedAt + config.timeLimitMs,
-    now: run.now,
-    log: options.log,
-  });
+  const byId = new Map(tests.map((test) => [test.id, test]));
+  let processes = 0;
+  // Each look's servers: the load tests still open, each revision under the look's seeds.
+  const count = async (lookSeeds: number[], open?: readonly string[]): Promise<SeedsCounted> => {
+    const counted = await countServers({
+      base: run.tree.base,
+      head: run.tree.head,
+      benchmarks: open ? tests.filter((test) => open.includes(test.id)) : tests,
+      seeds: lookSeeds,
+      figure: config.micro.count,
+      valgrind: valgrind.path,
+      probePath: options.probePath,
+      socketDir: run.socketDir,
+      deadline: startedAt + config.timeLimitMs,
+      now: run.now,
+      log: options.log,
+    });
+    processes += counted.reduce((sum, c) => sum + c.processes, 0);
+    const rows = counted.map((c): SeededRow =>
+      // A later look the time limit started nothing of adds no seed, and is no error: its seeds are the row's unmeasured.
+      open && c.unstarted
+        ? { id: c.benchmark.id, file: '', base: undefined, head: undefined, seeds: [] }
+        : { id: c.benchmark.id, file: '', base: c.base, head: c.head, seeds: c.seeds, ...(c.error ? { error: c.error } : {}) },
+    );
+    return { rows, counted: [...new Set(counted.flatMap((c) => c.seeds))] };
+  };
+  const looks = seedLooks(seeds);
+  const first = await count(looks[0]!.seeds);
+  const figures = run.plan.familyFigures ?? first.rows.filter((c) => !c.error).length + otherFigures;
+  const level = (weight: number) => familyLevel(config.confidence, figures, weight);
+  const benchmarks = await lookAgain(
+    looks,
+    first,
+    (row, planned, weight) => serverRow({ ...row, benchmark: byId.get(row.id)! }, planned, config, level(weight), options.log, weight),
+    count,
+    options.log,
+  );
   const durationMs = run.now() - started;
-  const processes = counted.reduce((sum, c) => sum + c.processes, 0);
   options.log(`counts: ${processes} servers in ${formatDuration(durationMs)}`);
-  const figures = run.plan.familyFigures ?? counted.filter((c) => !c.error).length + otherFigures;
-  const level = familyLevel(config.confidence, figures);
-  const benchmarks = serverRows(counted, seeds, config, level, options.log);
-  const allSeeds = [...new Set(counted.flatMap((c) => c.seeds))].sort((a, b) => a - b);
-  return { benchmarks, info: { seeds: allSeeds, processes, durationMs, valgrind: valgrind.version }, figures, level };
+  const allSeeds = [...new Set(benchmarks.flatMap((b) => b.counts?.seeds ?? []))].sort((x, y) => x - y);
+  return {
+    benchmarks,
+    info: { seeds: allSeeds, processes, durationMs, valgrind: valgrind.version },
+    figures,
+    level: level(looks.at(-1)!.weight),
+  };
 }
 
-/** The counted load tests' rows: each judged at its budget, a seed the time limit left unstarted said on it and in the log. */
+/** The counted load tests' rows, each judged at `level` on its seeds, `seeds` the ones planned (serverRow). */
 export function serverRows(
   counted: readonly CountedServer[],
   seeds: readonly number[],
@@ -163,19 +294,33 @@ export function serverRows(
   level: number,
   log: (line: string) => void,
 ): ReportBenchmark[] {
-  return counted.map((c) => {
-    const row: CountedBenchmark = { id: c.benchmark.id, file: '', base: c.base, head: c.head, ...(c.error ? { error: c.error } : {}) };
-    const judgedRow = judged(row, c.benchmark.budget ?? budgetFor(c.benchmark.id, config), level, c.seeds, config.micro.count, 'request');
-    // Seeds the time limit left unstarted: said in the log and on the row, never silently fewer.
-    const skipped = c.error ? [] : seeds.filter((seed) => !c.seeds.includes(seed));
-    const short = skipped.length
-      ? `seed(s) ${skipped.join(', ')} not started within the time limit (${formatDuration(config.timeLimitMs)}): ` +
-        `judged on seed(s) ${c.seeds.join(', ') || 'none'}, a wider interval; raise time-limit or lower micro.seeds`
-      : undefined;
-    if (short) log(`warning: counts: ${c.benchmark.id}: ${short}`);
-    const note = [judgedRow.note, short].filter(Boolean).join('; ');
-    return cutShort({ ...judgedRow, kind: 'http' as const, file: null, ...(note ? { note } : {}) }, skipped);
-  });
+  return counted.map((c) => serverRow(c, seeds, config, level, log));
+}
+
+/**
+ * A counted load test's row: judged at its budget at `level` (a look spending `weight` of its error), a seed of
+ * `planned` the time limit left unstarted said on it and in the log.
+ */
+export function serverRow(
+  c: Pick<CountedServer, 'benchmark' | 'base' | 'head' | 'seeds' | 'error'>,
+  planned: readonly number[],
+  config: Pick<Config, 'budget' | 'budgets' | 'timeLimitMs' | 'micro'>,
+  level: number,
+  log: (line: string) => void,
+  weight = 1,
+): ReportBenchmark {
+  const row: CountedBenchmark = { id: c.benchmark.id, file: '', base: c.base, head: c.head, ...(c.error ? { error: c.error } : {}) };
+  const budget = c.benchmark.budget ?? budgetFor(c.benchmark.id, config);
+  const judgedRow = judged(row, budget, level, c.seeds, config.micro.count, 'request', weight);
+  // Seeds the time limit left unstarted: said in the log and on the row, never silently fewer.
+  const skipped = c.error ? [] : planned.filter((seed) => !c.seeds.includes(seed));
+  const short = skipped.length
+    ? `seed(s) ${skipped.join(', ')} not started within the time limit (${formatDuration(config.timeLimitMs)}): ` +
+      `judged on seed(s) ${c.seeds.join(', ') || 'none'}, a wider interval; raise time-limit or lower micro.seeds`
+    : undefined;
+  if (short) log(`warning: counts: ${c.benchmark.id}: ${short}`);
+  const note = [judgedRow.note, short].filter(Boolean).join('; ');
+  return cutShort({ ...judgedRow, kind: 'http' as const, file: null, ...(note ? { note } : {}) }, skipped);
 }
 
 /**
@@ -195,6 +340,7 @@ function judged(
   seeds: number[],
   figure: CountedFigure,
   per: 'call' | 'request' = 'call',
+  weight = 1,
 ): ReportBenchmark {
   if (b.error) return failed(b.id, b.file, b.error, budget);
   // Each side's cell is the geometric mean of its seeds' counts, as the change is the mean of the seeds' log ratios:
@@ -220,7 +366,7 @@ function judged(
   };
   const common = { id: b.id, kind: 'micro' as const, file: b.file, budget, base: null, head: null, counts, resolvable: null };
   if (!b.base || !b.head) return { ...common, verdict: b.base ? 'removed' : 'new', beyondBudget: null, change: null, rounds: [] };
-  const result = compareCounts(b.base.instructions, b.head.instructions, budget, level);
+  const result = compareCounts(b.base.instructions, b.head.instructions, budget, level, weight);
   const note =
     [
       Object.keys(unsteady).length

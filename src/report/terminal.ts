@@ -251,7 +251,8 @@ export function runLine(report: Report): string {
       : `${formatConfidence(run.confidence)} confidence`;
   const parts = [];
   if (run.plannedRounds > 0) parts.push(`${rounds} (${run.isolation} isolation)`);
-  if (run.counts) parts.push(`counts under ${run.counts.seeds.length} seed(s) a revision (${run.counts.processes} callgrind processes)`);
+  if (run.counts)
+    parts.push(`${countedSeeds(run.counts.seeds.length, report.benchmarks ?? [])} (${run.counts.processes} callgrind processes)`);
   if (run.httpRounds !== undefined)
     parts.push(
       `${run.httpRounds} HTTP rounds${run.httpConfirmRounds ? ` + ${run.httpConfirmRounds} to confirm` : ''} ` +
@@ -350,4 +351,15 @@ function fitColumns(rows: readonly (readonly string[])[]): string[][] {
     ),
   );
   return rows.map((row, r) => row.map((cell, i) => (i < 2 ? names[i]![r]! : fit(printable(cell), 16))));
+}
+
+/**
+ * How many seeds the counted rows took: one number where every row was judged on all of them, else how many rows the
+ * first look's seeds settled (adaptive seeds, stats/counts.ts) and how many went on.
+ */
+function countedSeeds(seeds: number, benchmarks: readonly { counts?: { seeds: number[] } | undefined }[]): string {
+  const counted = benchmarks.flatMap((b) => (b.counts ? [b.counts.seeds.length] : []));
+  const fewer = counted.filter((n) => n < seeds).length;
+  if (!fewer || fewer === counted.length) return `counts under ${fewer ? Math.max(...counted) : seeds} seed(s) a revision`;
+  return `counts under ${Math.min(...counted)} seed(s) a revision for ${fewer} row(s), ${seeds} for the ${counted.length - fewer} they left open`;
 }

@@ -97,13 +97,18 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
     expect(run.stdout).toContain('FAIL: 1 regression');
   });
 
-  it('reads the same code under the same seed as the same count (A/A): unchanged, not a spread, and the same figures in a rerun', async () => {
-    repo = fixtureRepo('ids', { config: COUNTS });
+  it('reads the same code under the same seed as the same count (A/A): unchanged after 2 of the 3 default seeds, and the same figures in a rerun', async () => {
+    // The default seeds (3): the first look, after seeds 1 and 2, settles the row (the same count at both revisions),
+    // so no third seed is counted: 4 processes, not 6.
+    repo = fixtureRepo('ids', { config: 'budget: 5%\nmicro:\n  measure: counts\n' });
     const run = await runCli(['compare', '--base', 'main', '--head', 'main', '--profile', 'never', '--json', 'out/report.json'], repo);
     expect(run.code, run.stderr).toBe(0);
     const report = readJson(path.join(repo, 'out/report.json'));
     const [bench] = report.benchmarks as CountedRow[];
     expect(bench!.verdict).toBe('unchanged');
+    expect(bench!.counts.seeds).toEqual([1, 2]);
+    expect(report.run.counts).toMatchObject({ seeds: [1, 2], processes: 4 });
+    expect(run.stderr + run.stdout).toContain('counts: every row settled after seed(s) 1, 2');
     // Each seed's base and head processes ran the same code: their counts agree to 0.01% (the target), the change with them.
     bench!.counts.base.seeds.forEach((count, i) => {
       expect(Math.abs(count / bench!.counts.head.seeds[i]! - 1), `seed ${i + 1}`).toBeLessThan(1e-4);

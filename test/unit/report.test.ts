@@ -628,6 +628,13 @@ describe('a counts-mode row (micro.measure: counts)', () => {
     expect(row).toContain('2.54k instr');
     expect(terminal).toContain('instructions per call');
     expect(terminal).toContain('counts under 2 seed(s) a revision (4 callgrind processes)');
+    // Adaptive seeds: a row the first two settled beside one that took the third.
+    const third = { ...counted, id: 'bench/a.js > open', counts: { ...counted.counts!, seeds: [1, 2, 3] } };
+    const mixed = withRun(report([counted, third]));
+    mixed.run!.counts = { ...mixed.run!.counts!, seeds: [1, 2, 3], processes: 6 };
+    expect(renderTerminal(mixed, { color: false, width: 160 })).toContain(
+      'counts under 2 seed(s) a revision for 1 row(s), 3 for the 1 they left open (6 callgrind processes)',
+    );
     const markdown = renderMarkdown(withRun(report([counted])));
     const cells = markdownRow(markdown, /regression/);
     expect(cells).toContain('2.11k instr');

@@ -325,6 +325,8 @@ export interface CountedServer {
   /** The seeds both revisions were counted under. */
   seeds: number[];
   error?: string;
+  /** The time limit started no seed of it at both revisions (its error says so). */
+  unstarted?: boolean;
   processes: number;
 }
 
@@ -392,7 +394,15 @@ export async function countServers(plan: ServerCountsPlan): Promise<CountedServe
       return { instructions: figures.map((f) => f.instructions), unsteady: seeds.filter((_, i) => !figures[i]!.steady) };
     };
     if (!seeds.length)
-      return { benchmark, base: undefined, head: undefined, seeds, processes, error: 'the time limit started no seed at both revisions' };
+      return {
+        benchmark,
+        base: undefined,
+        head: undefined,
+        seeds,
+        processes,
+        error: 'the time limit started no seed at both revisions',
+        unstarted: true,
+      };
     return { benchmark, base: side(plan.base), head: side(plan.head), seeds, processes };
   });
 }
