@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path34 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path35 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path34 && path34[0] !== "/") {
-          path34 = `/${path34}`;
+        if (path35 && path35[0] !== "/") {
+          path35 = `/${path35}`;
         }
-        return new URL(`${origin}${path34}`);
+        return new URL(`${origin}${path35}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path34, origin }
+          request: { method, path: path35, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path34);
+        debuglog("sending request to %s %s/%s", method, origin, path35);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path34, origin },
+          request: { method, path: path35, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path34,
+          path35,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path34, origin }
+          request: { method, path: path35, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path34);
+        debuglog("trailers received from %s %s/%s", method, origin, path35);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path34, origin },
+          request: { method, path: path35, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path34,
+          path35,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path34, origin }
+            request: { method, path: path35, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path34);
+          debuglog("sending request to %s %s/%s", method, origin, path35);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path34,
+        path: path35,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path34 !== "string") {
+        if (typeof path35 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path34[0] !== "/" && !(path34.startsWith("http://") || path34.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path35[0] !== "/" && !(path35.startsWith("http://") || path35.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path34)) {
+        } else if (invalidPathRegex.test(path35)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path34, query) : path34;
+        this.path = query ? buildURL(path35, query) : path35;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path34, host, upgrade, blocking, reset: reset2 } = request2;
+      const { method, path: path35, host, upgrade, blocking, reset: reset2 } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path34} HTTP/1.1\r
+      let header = `${method} ${path35} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path34, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path35, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path34;
+      headers[HTTP2_HEADER_PATH] = path35;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path34 = search ? `${pathname}${search}` : pathname;
+        const path35 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path34;
+        this.opts.path = path35;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path34 = "/",
+          path: path35 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path34;
+        opts.path = origin + path35;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path34) {
-      if (typeof path34 !== "string") {
-        return path34;
+    function safeUrl(path35) {
+      if (typeof path35 !== "string") {
+        return path35;
       }
-      const pathSegments = path34.split("?");
+      const pathSegments = path35.split("?");
       if (pathSegments.length !== 2) {
-        return path34;
+        return path35;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path34, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path34);
+    function matchKey(mockDispatch2, { path: path35, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path35);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path34 }) => matchValue(safeUrl(path34), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path35 }) => matchValue(safeUrl(path35), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path34, method, body, headers, query } = opts;
+      const { path: path35, method, body, headers, query } = opts;
       return {
-        path: path34,
+        path: path35,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path34, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
+          ({ method, path: path35, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path34,
+            Path: path35,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path34) {
-      for (let i2 = 0; i2 < path34.length; ++i2) {
-        const code = path34.charCodeAt(i2);
+    function validateCookiePath(path35) {
+      for (let i2 = 0; i2 < path35.length; ++i2) {
+        const code = path35.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path34 = opts.path;
+          let path35 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path34 = `/${path34}`;
+            path35 = `/${path35}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path34);
+          url = new URL(util.parseOrigin(url).origin + path35);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -24473,8 +24473,8 @@ var require_utils2 = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path34) {
-      let input = path34;
+    function removeDotSegments(path35) {
+      let input = path35;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -24548,11 +24548,11 @@ var require_utils2 = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path34) {
-      if (path34 === "" || path34[0] === "/") {
-        return removeDotSegments(path34);
+    function removeDotSegmentsRelative(path35) {
+      if (path35 === "" || path35[0] === "/") {
+        return removeDotSegments(path35);
       }
-      const segments = path34.split("/");
+      const segments = path35.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -24915,8 +24915,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path34 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path34 && path34 !== "/" ? path34 : void 0;
+        const path35 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path35 && path35 !== "/" ? path35 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -28374,17 +28374,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path34) {
-      const ctrl = callVisitor(key, node, visitor, path34);
+    function visit_(key, node, visitor, path35) {
+      const ctrl = callVisitor(key, node, visitor, path35);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path34, ctrl);
-        return visit_(key, ctrl, visitor, path34);
+        replaceNode(key, path35, ctrl);
+        return visit_(key, ctrl, visitor, path35);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path34 = Object.freeze(path34.concat(node));
+          path35 = Object.freeze(path35.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path34);
+            const ci = visit_(i2, node.items[i2], visitor, path35);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -28395,13 +28395,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path34 = Object.freeze(path34.concat(node));
-          const ck = visit_("key", node.key, visitor, path34);
+          path35 = Object.freeze(path35.concat(node));
+          const ck = visit_("key", node.key, visitor, path35);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path34);
+          const cv = visit_("value", node.value, visitor, path35);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28422,17 +28422,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path34) {
-      const ctrl = await callVisitor(key, node, visitor, path34);
+    async function visitAsync_(key, node, visitor, path35) {
+      const ctrl = await callVisitor(key, node, visitor, path35);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path34, ctrl);
-        return visitAsync_(key, ctrl, visitor, path34);
+        replaceNode(key, path35, ctrl);
+        return visitAsync_(key, ctrl, visitor, path35);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path34 = Object.freeze(path34.concat(node));
+          path35 = Object.freeze(path35.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path34);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path35);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -28443,13 +28443,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path34 = Object.freeze(path34.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path34);
+          path35 = Object.freeze(path35.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path35);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path34);
+          const cv = await visitAsync_("value", node.value, visitor, path35);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -28476,23 +28476,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path34) {
+    function callVisitor(key, node, visitor, path35) {
       if (typeof visitor === "function")
-        return visitor(key, node, path34);
+        return visitor(key, node, path35);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path34);
+        return visitor.Map?.(key, node, path35);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path34);
+        return visitor.Seq?.(key, node, path35);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path34);
+        return visitor.Pair?.(key, node, path35);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path34);
+        return visitor.Scalar?.(key, node, path35);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path34);
+        return visitor.Alias?.(key, node, path35);
       return void 0;
     }
-    function replaceNode(key, path34, node) {
-      const parent = path34[path34.length - 1];
+    function replaceNode(key, path35, node) {
+      const parent = path35[path35.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -29104,10 +29104,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node3 = require_Node();
-    function collectionFromPath(schema2, path34, value) {
+    function collectionFromPath(schema2, path35, value) {
       let v = value;
-      for (let i2 = path34.length - 1; i2 >= 0; --i2) {
-        const k = path34[i2];
+      for (let i2 = path35.length - 1; i2 >= 0; --i2) {
+        const k = path35[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -29126,7 +29126,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path34) => path34 == null || typeof path34 === "object" && !!path34[Symbol.iterator]().next().done;
+    var isEmptyPath = (path35) => path35 == null || typeof path35 === "object" && !!path35[Symbol.iterator]().next().done;
     var Collection2 = class extends Node3.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -29156,11 +29156,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path34, value) {
-        if (isEmptyPath(path34))
+      addIn(path35, value) {
+        if (isEmptyPath(path35))
           this.add(value);
         else {
-          const [key, ...rest] = path34;
+          const [key, ...rest] = path35;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -29174,8 +29174,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path34) {
-        const [key, ...rest] = path34;
+      deleteIn(path35) {
+        const [key, ...rest] = path35;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -29189,8 +29189,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path34, keepScalar) {
-        const [key, ...rest] = path34;
+      getIn(path35, keepScalar) {
+        const [key, ...rest] = path35;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -29208,8 +29208,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path34) {
-        const [key, ...rest] = path34;
+      hasIn(path35) {
+        const [key, ...rest] = path35;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -29219,8 +29219,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path34, value) {
-        const [key, ...rest] = path34;
+      setIn(path35, value) {
+        const [key, ...rest] = path35;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -31735,9 +31735,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path34, value) {
+      addIn(path35, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path34, value);
+          this.contents.addIn(path35, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -31812,14 +31812,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path34) {
-        if (Collection2.isEmptyPath(path34)) {
+      deleteIn(path35) {
+        if (Collection2.isEmptyPath(path35)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path34) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path35) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -31834,10 +31834,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path34, keepScalar) {
-        if (Collection2.isEmptyPath(path34))
+      getIn(path35, keepScalar) {
+        if (Collection2.isEmptyPath(path35))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path34, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path35, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -31848,10 +31848,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path34) {
-        if (Collection2.isEmptyPath(path34))
+      hasIn(path35) {
+        if (Collection2.isEmptyPath(path35))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path34) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path35) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -31868,13 +31868,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path34, value) {
-        if (Collection2.isEmptyPath(path34)) {
+      setIn(path35, value) {
+        if (Collection2.isEmptyPath(path35)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path34), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path35), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path34, value);
+          this.contents.setIn(path35, value);
         }
       }
       /**
@@ -33835,9 +33835,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path34) => {
+    visit.itemAtPath = (cst, path35) => {
       let item = cst;
-      for (const [field, index] of path34) {
+      for (const [field, index] of path35) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -33846,23 +33846,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path34) => {
-      const parent = visit.itemAtPath(cst, path34.slice(0, -1));
-      const field = path34[path34.length - 1][0];
+    visit.parentCollection = (cst, path35) => {
+      const parent = visit.itemAtPath(cst, path35.slice(0, -1));
+      const field = path35[path35.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path34, item, visitor) {
-      let ctrl = visitor(item, path34);
+    function _visit(path35, item, visitor) {
+      let ctrl = visitor(item, path35);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path34.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path35.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -33873,10 +33873,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path34);
+            ctrl = ctrl(item, path35);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path34) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path35) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -35730,8 +35730,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path34) {
-          var pathArray = getPathArray(path34);
+        paths.forEach(function(path35) {
+          var pathArray = getPathArray(path35);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -35745,14 +35745,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path34, appendMode) {
-      if (!path34) {
+    function addExistingPath(array, path35, appendMode) {
+      if (!path35) {
         return;
       }
       if (appendMode) {
-        array.unshift(path34);
+        array.unshift(path35);
       } else {
-        array.push(path34);
+        array.push(path35);
       }
     }
   }
@@ -38702,15 +38702,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path34 = [graph[toModel].parent, toModel];
+      const path35 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path34.unshift(graph[cur].parent);
+        path35.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path34;
+      fn.conversion = path35;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -47536,7 +47536,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path34 = __require("path");
+    var path35 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -47594,7 +47594,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i2 = 0; i2 < numWorkers; i2++) {
-          const worker = new Worker(path34.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path35.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data: data2, error: error2 } = msg;
             if (cmd === "RESULT") {
@@ -56605,11 +56605,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path34) {
-      if (!path34 || typeof path34 !== "string") {
+    function lookup2(path35) {
+      if (!path35 || typeof path35 !== "string") {
         return false;
       }
-      var extension2 = extname2("x." + path34).toLowerCase().substr(1);
+      var extension2 = extname2("x." + path35).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -57749,7 +57749,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path34 = __require("path");
+    var path35 = __require("path");
     var http5 = __require("http");
     var https2 = __require("https");
     var parseUrl2 = __require("url").parse;
@@ -57880,11 +57880,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path34.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path35.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path34.basename(options.filename || value && (value.name || value.path));
+        filename = path35.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn2(value, "httpVersion")) {
-        filename = path34.basename(value.client._httpMessage.path || "");
+        filename = path35.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -58077,8 +58077,8 @@ var require_multipart = __commonJS({
         return JSON.parse(string);
       } catch (error2) {
         try {
-          const path34 = resolve4(string);
-          const data2 = readFileSync22(path34, "utf8");
+          const path35 = resolve4(string);
+          const data2 = readFileSync22(path35, "utf8");
           return JSON.parse(data2);
         } catch (error3) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -58092,14 +58092,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path34 = obj[key] && obj[key].path;
-            if (!path34) {
+            const path35 = obj[key] && obj[key].path;
+            if (!path35) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync22(path34);
+            const buffer = readFileSync22(path35);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename4(path34)
+              filename: basename4(path35)
             }, opts));
             break;
           }
@@ -60420,14 +60420,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path34) {
-      if (typeof path34 === "string") {
+    function safeRequire(path35) {
+      if (typeof path35 === "string") {
         try {
-          return __require(path34);
+          return __require(path35);
         } catch (err) {
         }
       }
-      return path34;
+      return path35;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -62908,7 +62908,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path34 = reqData.path;
+        const path35 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -62919,7 +62919,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path34} HTTP/1.1`
+          `${method} ${path35} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -64967,7 +64967,7 @@ var require_autocannon = __commonJS({
     var fs3 = __require("fs");
     var os18 = __require("os");
     var net3 = __require("net");
-    var path34 = __require("path");
+    var path35 = __require("path");
     var URL2 = __require("url").URL;
     var spawn4 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -65082,7 +65082,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs3.readFileSync(path34.join(__dirname, "help.txt"), "utf8");
+        const help = fs3.readFileSync(path35.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -65196,7 +65196,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path34.join(__dirname, "lib/preload"));
+        alterPath.unshift(path35.join(__dirname, "lib/preload"));
         const proc = spawn4(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -65220,7 +65220,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path34.join(os18.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path35.join(os18.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -65498,8 +65498,8 @@ var require_utils4 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path34, { windows } = {}) => {
-      const segs = path34.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path35, { windows } = {}) => {
+      const segs = path35.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -81018,8 +81018,8 @@ var Context = class {
       if (existsSync2(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path34 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path34} does not exist${EOL6}`);
+        const path35 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path35} does not exist${EOL6}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -85313,7 +85313,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path34) => path34.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path35) => path35.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -85474,8 +85474,8 @@ throttling.VERSION = VERSION8;
 throttling.triggersNotification = triggersNotification;
 
 // src/action/run.ts
-import { existsSync as existsSync15, mkdirSync as mkdirSync6, readFileSync as readFileSync21, writeFileSync as writeFileSync4 } from "node:fs";
-import path33 from "node:path";
+import { existsSync as existsSync16, mkdirSync as mkdirSync7, readFileSync as readFileSync21, writeFileSync as writeFileSync4 } from "node:fs";
+import path34 from "node:path";
 
 // src/checkout/git.ts
 import { execFile, execFileSync } from "node:child_process";
@@ -86527,9 +86527,9 @@ function position(doc, lines, segments, key) {
 }
 
 // src/gate/run.ts
-import { mkdtempSync as mkdtempSync5, rmSync as rmSync9 } from "node:fs";
+import { mkdtempSync as mkdtempSync5, rmSync as rmSync10 } from "node:fs";
 import os16 from "node:os";
-import path28 from "node:path";
+import path29 from "node:path";
 
 // src/checkout/revisions.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
@@ -86599,11 +86599,11 @@ function formatDuration(ms) {
   const [minutes, seconds] = [Math.floor(total / 60), total % 60];
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path34, width = 60) {
-  if (path34.length <= width) return path34;
+function formatPath(path35, width = 60) {
+  if (path35.length <= width) return path35;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path34.slice(0, start)}\u2026${path34.slice(path34.length - (keep - start))} (${path34.length} characters)`;
+  return `${path35.slice(0, start)}\u2026${path35.slice(path35.length - (keep - start))} (${path35.length} characters)`;
 }
 function verdictWord(verdict) {
   return verdict === "within-budget" ? "within budget" : verdict;
@@ -98000,6 +98000,10 @@ function agree(gated, other2) {
   };
 }
 
+// src/gate/files.ts
+import { copyFileSync, existsSync as existsSync11, mkdirSync as mkdirSync5, rmSync as rmSync8 } from "node:fs";
+import path24 from "node:path";
+
 // node_modules/tinyglobby/dist/index.mjs
 import { readdir as readdir2, readdirSync as readdirSync6, realpath, realpathSync as realpathSync2, stat as stat2, statSync as statSync4 } from "fs";
 import { isAbsolute, posix, resolve as resolve3 } from "path";
@@ -98010,27 +98014,27 @@ import { createRequire } from "module";
 import { basename as basename3, dirname as dirname3, normalize, relative as relative2, resolve as resolve2, sep as sep4 } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path34) {
-  let normalized = normalize(path34);
+function cleanPath(path35) {
+  let normalized = normalize(path35);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep4) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path34, separator) {
-  return path34.replace(SLASHES_REGEX, separator);
+function convertSlashes(path35, separator) {
+  return path35.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path34) {
-  return path34 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path34);
+function isRootDirectory(path35) {
+  return path35 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path35);
 }
-function normalizePath(path34, options) {
+function normalizePath(path35, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path34.includes("/") || path34.startsWith(".");
-  if (resolvePaths) path34 = resolve2(path34);
-  if (normalizePath$1 || pathNeedsCleaning) path34 = cleanPath(path34);
-  if (path34 === ".") return "";
-  const needsSeperator = path34[path34.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path34 + pathSeparator : path34, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path35.includes("/") || path35.startsWith(".");
+  if (resolvePaths) path35 = resolve2(path35);
+  if (normalizePath$1 || pathNeedsCleaning) path35 = cleanPath(path35);
+  if (path35 === ".") return "";
+  const needsSeperator = path35[path35.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path35 + pathSeparator : path35, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -98067,8 +98071,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path34 = directoryPath || ".";
-  if (filters.every((filter) => filter(path34, true))) paths.push(path34);
+  const path35 = directoryPath || ".";
+  if (filters.every((filter) => filter(path35, true))) paths.push(path35);
 };
 var empty$2 = () => {
 };
@@ -98120,26 +98124,26 @@ var empty2 = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty2;
 }
-var resolveSymlinksAsync = function(path34, state, callback$1) {
+var resolveSymlinksAsync = function(path35, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path34, (error2, resolvedPath) => {
+  fs3.realpath(path35, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
     fs3.stat(resolvedPath, (error$1, stat3) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat3.isDirectory() && isRecursive(path34, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat3.isDirectory() && isRecursive(path35, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat3, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path34, state, callback$1) {
+var resolveSymlinks = function(path35, state, callback$1) {
   const { queue, fs: fs3, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path34);
+    const resolvedPath = fs3.realpathSync(path35);
     const stat3 = fs3.statSync(resolvedPath);
-    if (stat3.isDirectory() && isRecursive(path34, resolvedPath, state)) return;
+    if (stat3.isDirectory() && isRecursive(path35, resolvedPath, state)) return;
     callback$1(stat3, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -98149,9 +98153,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path34, resolved, state) {
+function isRecursive(path35, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname3(path34);
+  let parent = dirname3(path35);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -98159,7 +98163,7 @@ function isRecursive(path34, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname3(parent);
   }
-  state.symlinks.set(path34, resolved);
+  state.symlinks.set(path35, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -98331,19 +98335,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path34 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path34)) continue;
-        this.pushDirectory(path34, paths, filters);
-        this.walkDirectory(this.state, path34, path34, depth - 1, this.walk);
+        let path35 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path35)) continue;
+        this.pushDirectory(path35, paths, filters);
+        this.walkDirectory(this.state, path35, path35, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path34 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path34, this.state, (stat3, resolvedPath) => {
+        let path35 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path35, this.state, (stat3, resolvedPath) => {
           if (stat3.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path34 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path34 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path35 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path35 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path34;
+            resolvedPath = useRealPaths ? resolvedPath : path35;
             const filename = basename3(resolvedPath);
             const directoryPath$1 = normalizePath(dirname3(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -98509,7 +98513,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path34) => isMatch(path34));
+    this.options.filters.push((path35) => isMatch(path35));
     return this;
   }
 };
@@ -98584,19 +98588,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path34) {
-  return path34.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path35) {
+  return path35.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path34) {
+function splitPattern(path35) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path34, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path34];
+  const result = import_picomatch2.default.scan(path35, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path35];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path34) => path34.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path34) => path34.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path35) => path35.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path35) => path35.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -98703,13 +98707,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug2 ? (p, isDirectory2) => {
-      const path34 = format(p, isDirectory2);
-      const matches = matcher(path34) && !ignore2(path34);
-      if (matches) log(`matched ${path34}`);
+      const path35 = format(p, isDirectory2);
+      const matches = matcher(path35) && !ignore2(path35);
+      if (matches) log(`matched ${path35}`);
       return matches;
     } : (p, isDirectory2) => {
-      const path34 = format(p, isDirectory2);
-      return matcher(path34) && !ignore2(path34);
+      const path35 = format(p, isDirectory2);
+      return matcher(path35) && !ignore2(path35);
     }],
     exclude: debug2 ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -98882,9 +98886,40 @@ function isHelperLoad(load) {
   return load.error !== void 0 && NO_TASK.test(load.error);
 }
 var CONVENTIONAL_PLACES = "a bench, benchmark or perf script run by node; bench.js or benchmark.js at the root; bench/, benchmark/ or benchmarks/";
+function borrowNewFiles(found, tree, log2) {
+  if (tree.base.worktree === void 0) return found;
+  const borrowed = found.head.filter((file) => !found.base.includes(file) && !existsSync11(path24.join(tree.base.root, file)));
+  if (!borrowed.length) return found;
+  for (const file of borrowed) {
+    mkdirSync5(path24.dirname(path24.join(tree.base.root, file)), { recursive: true });
+    copyFileSync(path24.join(tree.head.root, file), path24.join(tree.base.root, file));
+  }
+  log2(
+    `bench files: ${borrowed.join(", ")} ${borrowed.length > 1 ? "are" : "is"} new at head: base runs head's copy against its own code (put in base's checkout), so its rows compare the code, not read new`
+  );
+  return { ...found, base: [...found.base, ...borrowed].sort(), borrowed };
+}
+function borrowedRow(borrowed) {
+  return (row) => {
+    if (!borrowed?.length || row.file === null || !borrowed.includes(row.file)) return row;
+    if (row.verdict === "error" && row.error !== void 0 && AT_BASE.test(row.error)) {
+      const { error: error2, ...rest } = row;
+      return {
+        ...rest,
+        verdict: "new",
+        beyondBudget: null,
+        note: `new at head: base could not run head's copy of its bench file (${error2.split("\n")[0]})`
+      };
+    }
+    const said = "its bench file is new at head: base ran head's copy of it against base's code";
+    return { ...row, note: row.note ? `${said}; ${row.note}` : said };
+  };
+}
+var AT_BASE = /^(at base: |base under seed \d+: )/;
 var NO_TASK = /^(Error: )?it (declares no task|measures in (child processes|worker threads))/;
 async function checkBenchFiles(run, found) {
-  const { inventory, files } = withoutHelpers(await loadAndCheck(run, found), found, run.options.log);
+  const checked = await loadAndCheck(run, found);
+  const { inventory, files } = withoutHelpers(checked.inventory, checked.files, run.options.log);
   if (files.base.length === 0 && files.head.length === 0)
     throw new UserError(
       `No bench files: the files found where projects keep benchmarks (${[.../* @__PURE__ */ new Set([...found.base, ...found.head])].join(", ")}) declare no task benchgate can time. Name yours with --files '<glob>' (repeatable) or micro.files in benchgate.yml.`
@@ -98902,15 +98937,16 @@ function withoutHelpers(inventory, found, log2) {
     files: { base: found.base.filter(keep), head: found.head.filter(keep), byConvention: true }
   };
 }
-async function loadAndCheck(run, files) {
+async function loadAndCheck(run, found) {
   const { tree, config, options } = run;
-  const inventory = await loadInventory(
+  const loaded = await loadInventory(
     [
-      { revision: tree.base, files: files.base },
-      { revision: tree.head, files: files.head }
+      { revision: tree.base, files: found.base },
+      { revision: tree.head, files: found.head }
     ],
     { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs }
   );
+  const { inventory, files } = takeBackUnloaded(loaded, found, tree.base, options.log);
   assertInstalled(inventory, config.install);
   for (const { revision, files: loads } of inventory) {
     const copies = [
@@ -98919,7 +98955,22 @@ async function loadAndCheck(run, files) {
     if (copies.length) options.log(`${revision.label} bench files use ${copies.join(", ")}`);
     for (const load of loads) for (const note of load.notes ?? []) options.log(`${revision.label}: ${load.file}: ${note}`);
   }
-  return inventory;
+  return { inventory, files };
+}
+function takeBackUnloaded(inventory, found, base2, log2) {
+  const failed2 = new Map(
+    inventory.filter(({ revision }) => revision === base2).flatMap(({ files }) => files.filter((load) => load.error !== void 0 && found.borrowed?.includes(load.file))).map((load) => [load.file, load.error.split("\n")[0]])
+  );
+  if (!failed2.size) return { inventory, files: found };
+  for (const [file, error2] of failed2) {
+    rmSync8(path24.join(base2.root, file), { force: true });
+    log2(`bench files: base cannot load head's copy of ${file} (${error2}): its rows read new`);
+  }
+  const keep = (file) => !failed2.has(file);
+  return {
+    inventory: inventory.map((side2) => side2.revision === base2 ? { ...side2, files: side2.files.filter((f) => keep(f.file)) } : side2),
+    files: { ...found, base: found.base.filter(keep), borrowed: found.borrowed.filter(keep) }
+  };
 }
 function describeFiles(base2, head) {
   const all = [.../* @__PURE__ */ new Set([...base2, ...head])].sort();
@@ -100367,7 +100418,7 @@ function microProcesses(run, files) {
 
 // src/measure/native/flags.ts
 import { readFileSync as readFileSync16 } from "node:fs";
-import path24 from "node:path";
+import path25 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = new RegExp(
   "^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)"
@@ -100375,7 +100426,7 @@ var REFUSED = new RegExp(
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync16(path24.join(root, "package.json"), "utf8");
+    const text2 = readFileSync16(path25.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -100385,7 +100436,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path24.posix.normalize(file);
+  const target = path25.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -100402,13 +100453,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path24.posix.normalize(script) !== target) return void 0;
+  if (!script || path25.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync17, rmSync as rmSync8, statSync as statSync5 } from "node:fs";
-import path26 from "node:path";
+import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync17, rmSync as rmSync9, statSync as statSync5 } from "node:fs";
+import path27 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
 // src/measure/native/figures.ts
@@ -100491,18 +100542,18 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path25 from "node:path";
+import path26 from "node:path";
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path25.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path26.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
   const found = nearestManifest(entry, (manifest2) => manifest2.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path25.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path26.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -100514,7 +100565,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path25.resolve(root, file));
+  const wanted = real(path26.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -100542,7 +100593,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path25.sep).join("/");
+  const own = file.split(path26.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at2 = fullName.indexOf(" > ");
@@ -100552,7 +100603,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path25.resolve(file);
+    return path26.resolve(file);
   }
 }
 
@@ -100561,12 +100612,12 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync4(path26.join(options.tempDir, "native-"));
+  const dir = mkdtempSync4(path27.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path26.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path27.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
-    rmSync8(dir, { recursive: true, force: true });
+    rmSync9(dir, { recursive: true, force: true });
     const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
     return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
   }
@@ -100588,7 +100639,7 @@ function runNative(options) {
       watch.stop();
       killGroup(child2);
       const figures = read(problem === void 0);
-      rmSync8(dir, { recursive: true, force: true });
+      rmSync9(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join("; ");
       resolve4({
         revision: options.revision,
@@ -100937,8 +100988,8 @@ async function nativeStage(run, files, inventory, judged2) {
 }
 
 // src/gate/policy.ts
-import { existsSync as existsSync11 } from "node:fs";
-import path27 from "node:path";
+import { existsSync as existsSync12 } from "node:fs";
+import path28 from "node:path";
 
 // src/config/policy.ts
 function policyOf(config) {
@@ -101006,10 +101057,10 @@ function withPolicyOf(head, base2) {
 
 // src/gate/policy.ts
 function choosePolicy(own, tree, options) {
-  const file = path27.relative(options.cwd, path27.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path27.join(tree.base.root, file);
-  const outside = tree.base.worktree !== void 0 && path27.relative(tree.base.worktree, atBase).startsWith("..");
-  const base2 = outside ? own : existsSync11(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const file = path28.relative(options.cwd, path28.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path28.join(tree.base.root, file);
+  const outside = tree.base.worktree !== void 0 && path28.relative(tree.base.worktree, atBase).startsWith("..");
+  const base2 = outside ? own : existsSync12(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base2, own);
   const config = withOverrides(from === "base" ? withPolicyOf(own, base2) : own, options.overrides);
@@ -101254,11 +101305,12 @@ async function runGate(options) {
     },
     beforeInstall: async (checkedOut) => {
       const chosen = choosePolicy(own, checkedOut, options);
-      known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
+      const found = await findBenchFiles({ config: chosen.config, tree: checkedOut, options });
+      known = { chosen, found: found && borrowNewFiles(found, checkedOut, options.log) };
     }
   });
-  const socketDir = mkdtempSync5(path28.join(os16.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync9(socketDir, { recursive: true, force: true });
+  const socketDir = mkdtempSync5(path29.join(os16.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync10(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os16.loadavg();
   try {
@@ -101304,7 +101356,7 @@ async function runGate(options) {
     if (options.soloCheck && files && !timeGated) options.log("solo check: skipped, the micro-benchmarks were counted, not timed");
     const solo = options.soloCheck && toTime && timeGated ? await soloStage(run, toTime.files, checked, options.soloCheck.processes, toTime.skip) : void 0;
     const servers = countedHttp.length ? await httpCountsStage(run, countedHttp, judged2.benchmarks.filter((b) => b.change).length, now()) : void 0;
-    const benchmarks = [...solo?.benchmarks ?? checked, ...servers?.benchmarks ?? []].map(withAnswer);
+    const benchmarks = [...solo?.benchmarks ?? checked, ...servers?.benchmarks ?? []].map(borrowedRow(found?.borrowed)).map(withAnswer);
     const countsInfo = mergeCountsInfo(counted?.info, servers?.info);
     return {
       version: REPORT_VERSION,
@@ -101371,8 +101423,8 @@ function errorReport(message, toolVersion) {
 }
 
 // src/report/github.ts
-import { existsSync as existsSync12, readFileSync as readFileSync18 } from "node:fs";
-import path29 from "node:path";
+import { existsSync as existsSync13, readFileSync as readFileSync18 } from "node:fs";
+import path30 from "node:path";
 var COMMENT_LIMIT = 65536;
 function commentMarker(gateKey) {
   return `<!-- benchgate: ${gateKey.replace(/-{2,}/g, "-").replace(/>/g, "")} -->`;
@@ -101431,24 +101483,24 @@ function closeOpenBlocks(text2) {
 }
 function regressionAnnotations(report2, projectDir, repoRoot, configFile) {
   return report2.benchmarks.filter((b) => b.verdict === "regression").flatMap((b) => {
-    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path29.join(projectDir, b.file ?? ""), taskName(b)];
+    const [file, needle] = b.kind === "http" ? [configFile, `name: ${b.id.slice("http > ".length)}`] : [path30.join(projectDir, b.file ?? ""), taskName(b)];
     const annotations = [
       {
         level: "error",
         title: `benchgate: ${b.id} regressed`,
         message: `${b.id}: ${formatChange(b)} (budget ${formatBudget(b.budget)})`,
-        file: existsSync12(file) ? path29.relative(repoRoot, file) : void 0,
-        line: existsSync12(file) ? lineOf(file, needle) : void 0
+        file: existsSync13(file) ? path30.relative(repoRoot, file) : void 0,
+        line: existsSync13(file) ? lineOf(file, needle) : void 0
       }
     ];
     const slower = slowerFunction(b.id, b.profile);
     const place = slower && /^(.+):(\d+)$/.exec(slower.where);
-    if (slower && place && existsSync12(path29.join(projectDir, place[1])))
+    if (slower && place && existsSync13(path30.join(projectDir, place[1])))
       annotations.push({
         level: "notice",
         title: `benchgate: ${slower.function} ${slower.verb}`,
         message: slower.message,
-        file: path29.relative(repoRoot, path29.join(projectDir, place[1])),
+        file: path30.relative(repoRoot, path30.join(projectDir, place[1])),
         line: Number(place[2])
       });
     return annotations;
@@ -101717,7 +101769,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path30 from "node:path";
+import path31 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -101747,7 +101799,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit2}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path30.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path31.basename(file))
   };
 }
 function countsSections(id, profile) {
@@ -102275,8 +102327,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync13, readFileSync as readFileSync19, statSync as statSync6 } from "node:fs";
-import path31 from "node:path";
+import { existsSync as existsSync14, readFileSync as readFileSync19, statSync as statSync6 } from "node:fs";
+import path32 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -105464,7 +105516,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync13(path31.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path31.resolve(cwd, pattern)];
+    if (existsSync14(path32.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path32.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -105743,8 +105795,8 @@ ${options.body}`;
 }
 
 // src/history/publish.ts
-import { cpSync as cpSync3, existsSync as existsSync14, mkdirSync as mkdirSync5, readdirSync as readdirSync7, rmSync as rmSync10, writeFileSync as writeFileSync3 } from "node:fs";
-import path32 from "node:path";
+import { cpSync as cpSync3, existsSync as existsSync15, mkdirSync as mkdirSync6, readdirSync as readdirSync7, rmSync as rmSync11, writeFileSync as writeFileSync3 } from "node:fs";
+import path33 from "node:path";
 
 // src/history/site.ts
 var import_picomatch4 = __toESM(require_picomatch2(), 1);
@@ -105993,25 +106045,25 @@ bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions fee
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync14(path32.join(options.assets, "site.js")))
+  if (!existsSync15(path33.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
-  if (existsSync14(out)) {
+  if (existsSync15(out)) {
     const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync10(path32.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync11(path33.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path32.join(out, file.path);
-    mkdirSync5(path32.dirname(target), { recursive: true });
+    const target = path33.join(out, file.path);
+    mkdirSync6(path33.dirname(target), { recursive: true });
     writeFileSync3(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync5(path32.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync3(path32.join(options.assets, asset), path32.join(out, "assets", asset));
-  writeFileSync3(path32.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync6(path33.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync3(path33.join(options.assets, asset), path33.join(out, "assets", asset));
+  writeFileSync3(path33.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -106720,7 +106772,7 @@ async function runAction(deps) {
       eventName: env.GITHUB_EVENT_NAME ?? "",
       event,
       workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-      runnerTemp: env.RUNNER_TEMP ?? path33.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
+      runnerTemp: env.RUNNER_TEMP ?? path34.join(env.GITHUB_WORKSPACE ?? process.cwd(), ".benchgate"),
       repository: env.GITHUB_REPOSITORY ?? "",
       ...env.GITHUB_REF ? { ref: env.GITHUB_REF } : {}
     });
@@ -106753,7 +106805,7 @@ async function runAction(deps) {
       soloCheck: settings.soloProcesses === void 0 ? void 0 : { processes: settings.soloProcesses },
       childEnv: settings.env,
       policy: settings.policy,
-      profileDir: path33.join(settings.reportDir, "profiles"),
+      profileDir: path34.join(settings.reportDir, "profiles"),
       log: (line) => core.info(logLine(line)),
       onProgress: (p) => core.info(roundOf(p)),
       onCleanup: (cleanup) => trap.onCleanup(cleanup)
@@ -106796,7 +106848,7 @@ function historyDeps(deps) {
     log: (line) => deps.core.info(logLine(line)),
     warn: (line) => deps.core.warning(logLine(line)),
     site: {
-      assets: path33.join(path33.dirname(deps.runnerPath), "site"),
+      assets: path34.join(path34.dirname(deps.runnerPath), "site"),
       version: deps.version,
       serverUrl: deps.env.GITHUB_SERVER_URL ?? "https://github.com"
     }
@@ -106808,12 +106860,12 @@ async function failWithSummary(report2, deps) {
 }
 async function publish(report2, settings, deps, extra) {
   const { core, env } = deps;
-  mkdirSync6(settings.reportDir, { recursive: true });
+  mkdirSync7(settings.reportDir, { recursive: true });
   const markdown = extra ? `${renderMarkdown(report2)}
 ${extra}
 ` : renderMarkdown(report2);
-  const jsonPath = path33.join(settings.reportDir, "report.json");
-  const markdownPath = path33.join(settings.reportDir, "report.md");
+  const jsonPath = path34.join(settings.reportDir, "report.json");
+  const markdownPath = path34.join(settings.reportDir, "report.md");
   writeFileSync4(jsonPath, `${JSON.stringify(report2, null, 2)}
 `);
   writeFileSync4(markdownPath, markdown);
@@ -106823,14 +106875,14 @@ ${extra}
   core.setOutput("report-json", jsonPath);
   core.setOutput("report-markdown", markdownPath);
   core.setOutput("profiles-dir", report2.run?.profile?.dir ?? "");
-  const site = settings.publishDir && existsSync15(path33.join(settings.publishDir, "index.html")) ? settings.publishDir : "";
+  const site = settings.publishDir && existsSync16(path34.join(settings.publishDir, "index.html")) ? settings.publishDir : "";
   core.setOutput("site-dir", site);
   const commentProblem = await comment(report2, markdown, settings, deps);
   await core.summary.addRaw(commentProblem ? `${markdown}
 > [!WARNING]
 > ${escapeText(commentProblem)}
 ` : markdown, true).write();
-  const configFile = path33.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
+  const configFile = path34.resolve(settings.workingDirectory, settings.config ?? CONFIG_FILE);
   const workspace = env.GITHUB_WORKSPACE ?? settings.workingDirectory;
   for (const annotation of regressionAnnotations(report2, settings.workingDirectory, workspace, configFile)) {
     core[annotation.level](annotation.message, {
@@ -106882,7 +106934,7 @@ function mergedReport(settings, version2) {
     if (!settings.shardReports)
       throw new UserError("Input 'shard-reports' is required with mode: merge: the shard reports, e.g. shards/*.json.");
     const files = reportFiles([settings.shardReports], settings.workingDirectory);
-    report2 = mergeShards(files.map((file) => ({ file: path33.relative(settings.workingDirectory, file), report: readReport2(file) })));
+    report2 = mergeShards(files.map((file) => ({ file: path34.relative(settings.workingDirectory, file), report: readReport2(file) })));
     if (settings.base && /^[0-9a-f]{40}$/.test(settings.base) && report2.base?.sha !== settings.base)
       throw new UserError(
         `The shard reports compare against ${report2.base?.sha ?? "no commit"}, but this workflow's base is ${settings.base}: refusing them.`

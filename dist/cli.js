@@ -3265,8 +3265,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path30) {
-      let input = path30;
+    function removeDotSegments(path31) {
+      let input = path31;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -3340,11 +3340,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path30) {
-      if (path30 === "" || path30[0] === "/") {
-        return removeDotSegments(path30);
+    function removeDotSegmentsRelative(path31) {
+      if (path31 === "" || path31[0] === "/") {
+        return removeDotSegments(path31);
       }
-      const segments = path30.split("/");
+      const segments = path31.split("/");
       const last = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -3707,8 +3707,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path30 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path30 && path30 !== "/" ? path30 : void 0;
+        const path31 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path31 && path31 !== "/" ? path31 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -7166,17 +7166,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path30) {
-      const ctrl = callVisitor(key, node, visitor, path30);
+    function visit_(key, node, visitor, path31) {
+      const ctrl = callVisitor(key, node, visitor, path31);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path30, ctrl);
-        return visit_(key, ctrl, visitor, path30);
+        replaceNode(key, path31, ctrl);
+        return visit_(key, ctrl, visitor, path31);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path30 = Object.freeze(path30.concat(node));
+          path31 = Object.freeze(path31.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path30);
+            const ci = visit_(i2, node.items[i2], visitor, path31);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7187,13 +7187,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path30 = Object.freeze(path30.concat(node));
-          const ck = visit_("key", node.key, visitor, path30);
+          path31 = Object.freeze(path31.concat(node));
+          const ck = visit_("key", node.key, visitor, path31);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path30);
+          const cv = visit_("value", node.value, visitor, path31);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7214,17 +7214,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path30) {
-      const ctrl = await callVisitor(key, node, visitor, path30);
+    async function visitAsync_(key, node, visitor, path31) {
+      const ctrl = await callVisitor(key, node, visitor, path31);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path30, ctrl);
-        return visitAsync_(key, ctrl, visitor, path30);
+        replaceNode(key, path31, ctrl);
+        return visitAsync_(key, ctrl, visitor, path31);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path30 = Object.freeze(path30.concat(node));
+          path31 = Object.freeze(path31.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path30);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path31);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -7235,13 +7235,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path30 = Object.freeze(path30.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path30);
+          path31 = Object.freeze(path31.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path31);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path30);
+          const cv = await visitAsync_("value", node.value, visitor, path31);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -7268,23 +7268,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path30) {
+    function callVisitor(key, node, visitor, path31) {
       if (typeof visitor === "function")
-        return visitor(key, node, path30);
+        return visitor(key, node, path31);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path30);
+        return visitor.Map?.(key, node, path31);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path30);
+        return visitor.Seq?.(key, node, path31);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path30);
+        return visitor.Pair?.(key, node, path31);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path30);
+        return visitor.Scalar?.(key, node, path31);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path30);
+        return visitor.Alias?.(key, node, path31);
       return void 0;
     }
-    function replaceNode(key, path30, node) {
-      const parent = path30[path30.length - 1];
+    function replaceNode(key, path31, node) {
+      const parent = path31[path31.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -7896,10 +7896,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node3 = require_Node();
-    function collectionFromPath(schema2, path30, value) {
+    function collectionFromPath(schema2, path31, value) {
       let v = value;
-      for (let i2 = path30.length - 1; i2 >= 0; --i2) {
-        const k = path30[i2];
+      for (let i2 = path31.length - 1; i2 >= 0; --i2) {
+        const k = path31[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -7918,7 +7918,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path30) => path30 == null || typeof path30 === "object" && !!path30[Symbol.iterator]().next().done;
+    var isEmptyPath = (path31) => path31 == null || typeof path31 === "object" && !!path31[Symbol.iterator]().next().done;
     var Collection = class extends Node3.NodeBase {
       constructor(type, schema2) {
         super(type);
@@ -7948,11 +7948,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path30, value) {
-        if (isEmptyPath(path30))
+      addIn(path31, value) {
+        if (isEmptyPath(path31))
           this.add(value);
         else {
-          const [key, ...rest] = path30;
+          const [key, ...rest] = path31;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value);
@@ -7966,8 +7966,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path30) {
-        const [key, ...rest] = path30;
+      deleteIn(path31) {
+        const [key, ...rest] = path31;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -7981,8 +7981,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path30, keepScalar) {
-        const [key, ...rest] = path30;
+      getIn(path31, keepScalar) {
+        const [key, ...rest] = path31;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -8000,8 +8000,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path30) {
-        const [key, ...rest] = path30;
+      hasIn(path31) {
+        const [key, ...rest] = path31;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -8011,8 +8011,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path30, value) {
-        const [key, ...rest] = path30;
+      setIn(path31, value) {
+        const [key, ...rest] = path31;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -10527,9 +10527,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path30, value) {
+      addIn(path31, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path30, value);
+          this.contents.addIn(path31, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -10604,14 +10604,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path30) {
-        if (Collection.isEmptyPath(path30)) {
+      deleteIn(path31) {
+        if (Collection.isEmptyPath(path31)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path30) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path31) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -10626,10 +10626,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path30, keepScalar) {
-        if (Collection.isEmptyPath(path30))
+      getIn(path31, keepScalar) {
+        if (Collection.isEmptyPath(path31))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path30, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path31, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -10640,10 +10640,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path30) {
-        if (Collection.isEmptyPath(path30))
+      hasIn(path31) {
+        if (Collection.isEmptyPath(path31))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path30) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path31) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -10660,13 +10660,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path30, value) {
-        if (Collection.isEmptyPath(path30)) {
+      setIn(path31, value) {
+        if (Collection.isEmptyPath(path31)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path30), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path31), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path30, value);
+          this.contents.setIn(path31, value);
         }
       }
       /**
@@ -12627,9 +12627,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path30) => {
+    visit.itemAtPath = (cst, path31) => {
       let item = cst;
-      for (const [field, index] of path30) {
+      for (const [field, index] of path31) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -12638,23 +12638,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path30) => {
-      const parent = visit.itemAtPath(cst, path30.slice(0, -1));
-      const field = path30[path30.length - 1][0];
+    visit.parentCollection = (cst, path31) => {
+      const parent = visit.itemAtPath(cst, path31.slice(0, -1));
+      const field = path31[path31.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path30, item, visitor) {
-      let ctrl = visitor(item, path30);
+    function _visit(path31, item, visitor) {
+      let ctrl = visitor(item, path31);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path30.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path31.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -12665,10 +12665,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path30);
+            ctrl = ctrl(item, path31);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path30) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path31) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -15221,14 +15221,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path30 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path31 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path30 && path30[0] !== "/") {
-          path30 = `/${path30}`;
+        if (path31 && path31[0] !== "/") {
+          path31 = `/${path31}`;
         }
-        return new URL(`${origin}${path30}`);
+        return new URL(`${origin}${path31}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -15679,39 +15679,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path30, origin }
+          request: { method, path: path31, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path30);
+        debuglog("sending request to %s %s/%s", method, origin, path31);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path30, origin },
+          request: { method, path: path31, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path30,
+          path31,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path30, origin }
+          request: { method, path: path31, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path30);
+        debuglog("trailers received from %s %s/%s", method, origin, path31);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path30, origin },
+          request: { method, path: path31, origin },
           error
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path30,
+          path31,
           error.message
         );
       });
@@ -15760,9 +15760,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path30, origin }
+            request: { method, path: path31, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path30);
+          debuglog("sending request to %s %s/%s", method, origin, path31);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -15825,7 +15825,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path30,
+        path: path31,
         method,
         body,
         headers,
@@ -15840,11 +15840,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler) {
-        if (typeof path30 !== "string") {
+        if (typeof path31 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path30[0] !== "/" && !(path30.startsWith("http://") || path30.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path31[0] !== "/" && !(path31.startsWith("http://") || path31.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path30)) {
+        } else if (invalidPathRegex.test(path31)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -15910,7 +15910,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path30, query) : path30;
+        this.path = query ? buildURL(path31, query) : path31;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -20603,7 +20603,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request) {
-      const { method, path: path30, host, upgrade, blocking, reset: reset2 } = request;
+      const { method, path: path31, host, upgrade, blocking, reset: reset2 } = request;
       let { body, headers, contentLength } = request;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -20684,7 +20684,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path30} HTTP/1.1\r
+      let header = `${method} ${path31} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -21213,7 +21213,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request) {
       const session = client[kHTTP2Session];
-      const { method, path: path30, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
+      const { method, path: path31, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
       let { body } = request;
       if (upgrade) {
         util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
@@ -21310,7 +21310,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path30;
+      headers[HTTP2_HEADER_PATH] = path31;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -21663,9 +21663,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path30 = search ? `${pathname}${search}` : pathname;
+        const path31 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path30;
+        this.opts.path = path31;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -22904,10 +22904,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path30 = "/",
+          path: path31 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path30;
+        opts.path = origin + path31;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -24879,20 +24879,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path30) {
-      if (typeof path30 !== "string") {
-        return path30;
+    function safeUrl(path31) {
+      if (typeof path31 !== "string") {
+        return path31;
       }
-      const pathSegments = path30.split("?");
+      const pathSegments = path31.split("?");
       if (pathSegments.length !== 2) {
-        return path30;
+        return path31;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path30, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path30);
+    function matchKey(mockDispatch2, { path: path31, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path31);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -24914,7 +24914,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path30 }) => matchValue(safeUrl(path30), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path31 }) => matchValue(safeUrl(path31), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -24952,9 +24952,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path30, method, body, headers, query } = opts;
+      const { path: path31, method, body, headers, query } = opts;
       return {
-        path: path30,
+        path: path31,
         method,
         body,
         headers,
@@ -25417,10 +25417,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path30, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
+          ({ method, path: path31, data: { statusCode }, persist, times: times2, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path30,
+            Path: path31,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -30299,9 +30299,9 @@ var require_util7 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path30) {
-      for (let i2 = 0; i2 < path30.length; ++i2) {
-        const code = path30.charCodeAt(i2);
+    function validateCookiePath(path31) {
+      for (let i2 = 0; i2 < path31.length; ++i2) {
+        const code = path31.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -33221,11 +33221,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path30 = opts.path;
+          let path31 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path30 = `/${path30}`;
+            path31 = `/${path31}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path30);
+          url = new URL(util.parseOrigin(url).origin + path31);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -33399,8 +33399,8 @@ var require_dist2 = __commonJS({
         if (!append) {
           paths = paths.reverse();
         }
-        paths.forEach(function(path30) {
-          var pathArray = getPathArray(path30);
+        paths.forEach(function(path31) {
+          var pathArray = getPathArray(path31);
           addExistingPath(pathArray, env[pathVar], append);
           env[pathVar] = pathArray.join(separator);
         });
@@ -33414,14 +33414,14 @@ var require_dist2 = __commonJS({
         return [pathToAdd];
       }
     }
-    function addExistingPath(array, path30, appendMode) {
-      if (!path30) {
+    function addExistingPath(array, path31, appendMode) {
+      if (!path31) {
         return;
       }
       if (appendMode) {
-        array.unshift(path30);
+        array.unshift(path31);
       } else {
-        array.push(path30);
+        array.push(path31);
       }
     }
   }
@@ -36371,15 +36371,15 @@ var require_route = __commonJS({
       };
     }
     function wrapConversion(toModel, graph) {
-      const path30 = [graph[toModel].parent, toModel];
+      const path31 = [graph[toModel].parent, toModel];
       let fn = conversions[graph[toModel].parent][toModel];
       let cur = graph[toModel].parent;
       while (graph[cur].parent) {
-        path30.unshift(graph[cur].parent);
+        path31.unshift(graph[cur].parent);
         fn = link(conversions[graph[cur].parent][cur], fn);
         cur = graph[cur].parent;
       }
-      fn.conversion = path30;
+      fn.conversion = path31;
       return fn;
     }
     module2.exports = function(fromModel) {
@@ -45205,7 +45205,7 @@ var require_aggregateResult = __commonJS({
 var require_manager = __commonJS({
   "node_modules/autocannon/lib/manager.js"(exports2, module2) {
     "use strict";
-    var path30 = __require("path");
+    var path31 = __require("path");
     var EE = __require("events").EventEmitter;
     var aggregateResult = require_aggregateResult();
     var { getHistograms } = require_histUtil();
@@ -45263,7 +45263,7 @@ var require_manager = __commonJS({
       workerOpts.c = workerOpts.connections;
       function init() {
         for (let i2 = 0; i2 < numWorkers; i2++) {
-          const worker = new Worker(path30.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
+          const worker = new Worker(path31.resolve(__dirname, "./worker.js"), { workerData: { opts: workerOpts } });
           worker.on("message", (msg) => {
             const { cmd, data: data2, error } = msg;
             if (cmd === "RESULT") {
@@ -54274,11 +54274,11 @@ var require_mime_types = __commonJS({
       }
       return exts[0];
     }
-    function lookup2(path30) {
-      if (!path30 || typeof path30 !== "string") {
+    function lookup2(path31) {
+      if (!path31 || typeof path31 !== "string") {
         return false;
       }
-      var extension2 = extname("x." + path30).toLowerCase().substr(1);
+      var extension2 = extname("x." + path31).toLowerCase().substr(1);
       if (!extension2) {
         return false;
       }
@@ -55418,7 +55418,7 @@ var require_form_data = __commonJS({
     "use strict";
     var CombinedStream = require_combined_stream();
     var util = __require("util");
-    var path30 = __require("path");
+    var path31 = __require("path");
     var http4 = __require("http");
     var https = __require("https");
     var parseUrl = __require("url").parse;
@@ -55549,11 +55549,11 @@ var require_form_data = __commonJS({
     FormData.prototype._getContentDisposition = function(value, options) {
       var filename;
       if (typeof options.filepath === "string") {
-        filename = path30.normalize(options.filepath).replace(/\\/g, "/");
+        filename = path31.normalize(options.filepath).replace(/\\/g, "/");
       } else if (options.filename || value && (value.name || value.path)) {
-        filename = path30.basename(options.filename || value && (value.name || value.path));
+        filename = path31.basename(options.filename || value && (value.name || value.path));
       } else if (value && value.readable && hasOwn2(value, "httpVersion")) {
-        filename = path30.basename(value.client._httpMessage.path || "");
+        filename = path31.basename(value.client._httpMessage.path || "");
       }
       if (filename) {
         return 'filename="' + escapeHeaderParam(filename) + '"';
@@ -55746,8 +55746,8 @@ var require_multipart = __commonJS({
         return JSON.parse(string);
       } catch (error) {
         try {
-          const path30 = resolve3(string);
-          const data2 = readFileSync21(path30, "utf8");
+          const path31 = resolve3(string);
+          const data2 = readFileSync21(path31, "utf8");
           return JSON.parse(data2);
         } catch (error2) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -55761,14 +55761,14 @@ var require_multipart = __commonJS({
         const type = obj[key] && obj[key].type;
         switch (type) {
           case "file": {
-            const path30 = obj[key] && obj[key].path;
-            if (!path30) {
+            const path31 = obj[key] && obj[key].path;
+            if (!path31) {
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync21(path30);
+            const buffer = readFileSync21(path31);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path30)
+              filename: basename2(path31)
             }, opts));
             break;
           }
@@ -58089,14 +58089,14 @@ var require_validate2 = __commonJS({
     var lessThanOneError = (label2) => new Error(`${label2} can not be less than 1`);
     var greaterThanZeroError = (label2) => new Error(`${label2} must be greater than 0`);
     var minIfPresent = (val, min) => val !== null && val < min;
-    function safeRequire(path30) {
-      if (typeof path30 === "string") {
+    function safeRequire(path31) {
+      if (typeof path31 === "string") {
         try {
-          return __require(path30);
+          return __require(path31);
         } catch (err) {
         }
       }
-      return path30;
+      return path31;
     }
     function defaultOpts(opts) {
       const setupClient = opts.workers ? opts.setupClient : safeRequire(opts.setupClient);
@@ -60577,7 +60577,7 @@ var require_httpRequestBuilder = __commonJS({
           return null;
         }
         const method = reqData.method;
-        const path30 = reqData.path;
+        const path31 = reqData.path;
         const headers = reqData.headers;
         const body = reqData.body;
         const headersDefinedHost = getPropertyCaseInsensitive(reqData.headers, "host");
@@ -60588,7 +60588,7 @@ var require_httpRequestBuilder = __commonJS({
           host = hostname + ":" + port;
         }
         const baseReq = [
-          `${method} ${path30} HTTP/1.1`
+          `${method} ${path31} HTTP/1.1`
         ];
         if (!headersDefinedHost) {
           baseReq.push(`Host: ${host}`);
@@ -62636,7 +62636,7 @@ var require_autocannon = __commonJS({
     var fs = __require("fs");
     var os14 = __require("os");
     var net3 = __require("net");
-    var path30 = __require("path");
+    var path31 = __require("path");
     var URL2 = __require("url").URL;
     var spawn3 = __require("child_process").spawn;
     var managePath = require_dist2();
@@ -62751,7 +62751,7 @@ var require_autocannon = __commonJS({
         return;
       }
       if (!checkURL(argv.url) || argv.help) {
-        const help = fs.readFileSync(path30.join(__dirname, "help.txt"), "utf8");
+        const help = fs.readFileSync(path31.join(__dirname, "help.txt"), "utf8");
         console.error(help);
         return;
       }
@@ -62865,7 +62865,7 @@ var require_autocannon = __commonJS({
           });
         });
         const alterPath = managePath({ PATH: process.env.NODE_PATH });
-        alterPath.unshift(path30.join(__dirname, "lib/preload"));
+        alterPath.unshift(path31.join(__dirname, "lib/preload"));
         const proc = spawn3(argv.spawn[0], argv.spawn.slice(1), {
           stdio: ["ignore", "inherit", "inherit"],
           env: Object.assign({}, process.env, {
@@ -62889,7 +62889,7 @@ var require_autocannon = __commonJS({
     }
     function createChannel(onport) {
       const pipeName = `${process.pid}.autocannon`;
-      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path30.join(os14.tmpdir(), pipeName);
+      const socketPath = process.platform === "win32" ? `\\\\?\\pipe\\${pipeName}` : path31.join(os14.tmpdir(), pipeName);
       const server = net3.createServer((socket) => {
         socket.once("data", (chunk) => {
           const port = chunk.toString();
@@ -63167,8 +63167,8 @@ var require_utils4 = __commonJS({
       }
       return output;
     };
-    exports2.basename = (path30, { windows } = {}) => {
-      const segs = path30.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path31, { windows } = {}) => {
+      const segs = path31.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -76401,9 +76401,9 @@ var require_lib134 = __commonJS({
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync7, mkdtempSync as mkdtempSync6, rmSync as rmSync12, writeFileSync as writeFileSync5 } from "node:fs";
+import { mkdirSync as mkdirSync8, mkdtempSync as mkdtempSync6, rmSync as rmSync13, writeFileSync as writeFileSync5 } from "node:fs";
 import os13 from "node:os";
-import path29 from "node:path";
+import path30 from "node:path";
 
 // src/util/format.ts
 function isFiniteNumber(x) {
@@ -76467,11 +76467,11 @@ function formatDuration(ms) {
   const [minutes, seconds] = [Math.floor(total / 60), total % 60];
   return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
 }
-function formatPath(path30, width = 60) {
-  if (path30.length <= width) return path30;
+function formatPath(path31, width = 60) {
+  if (path31.length <= width) return path31;
   const keep = width - 1;
   const start = Math.ceil(keep * 2 / 3);
-  return `${path30.slice(0, start)}\u2026${path30.slice(path30.length - (keep - start))} (${path30.length} characters)`;
+  return `${path31.slice(0, start)}\u2026${path31.slice(path31.length - (keep - start))} (${path31.length} characters)`;
 }
 function verdictWord(verdict) {
   return verdict === "within-budget" ? "within budget" : verdict;
@@ -76484,9 +76484,9 @@ function roundOf(p) {
 }
 
 // src/gate/run.ts
-import { mkdtempSync as mkdtempSync5, rmSync as rmSync9 } from "node:fs";
+import { mkdtempSync as mkdtempSync5, rmSync as rmSync10 } from "node:fs";
 import os11 from "node:os";
-import path22 from "node:path";
+import path23 from "node:path";
 
 // src/checkout/revisions.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
@@ -88749,6 +88749,10 @@ function agree(gated, other2) {
   };
 }
 
+// src/gate/files.ts
+import { copyFileSync, existsSync as existsSync9, mkdirSync as mkdirSync5, rmSync as rmSync8 } from "node:fs";
+import path18 from "node:path";
+
 // node_modules/tinyglobby/dist/index.mjs
 import { readdir, readdirSync as readdirSync6, realpath, realpathSync as realpathSync2, stat, statSync as statSync4 } from "fs";
 import { isAbsolute, posix, resolve as resolve2 } from "path";
@@ -88759,27 +88763,27 @@ import { createRequire } from "module";
 import { basename, dirname, normalize, relative, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path30) {
-  let normalized = normalize(path30);
+function cleanPath(path31) {
+  let normalized = normalize(path31);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
   return normalized;
 }
 var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path30, separator) {
-  return path30.replace(SLASHES_REGEX, separator);
+function convertSlashes(path31, separator) {
+  return path31.replace(SLASHES_REGEX, separator);
 }
 var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path30) {
-  return path30 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path30);
+function isRootDirectory(path31) {
+  return path31 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path31);
 }
-function normalizePath(path30, options) {
+function normalizePath(path31, options) {
   const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path30.includes("/") || path30.startsWith(".");
-  if (resolvePaths) path30 = resolve(path30);
-  if (normalizePath$1 || pathNeedsCleaning) path30 = cleanPath(path30);
-  if (path30 === ".") return "";
-  const needsSeperator = path30[path30.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path30 + pathSeparator : path30, pathSeparator);
+  const pathNeedsCleaning = process.platform === "win32" && path31.includes("/") || path31.startsWith(".");
+  if (resolvePaths) path31 = resolve(path31);
+  if (normalizePath$1 || pathNeedsCleaning) path31 = cleanPath(path31);
+  if (path31 === ".") return "";
+  const needsSeperator = path31[path31.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path31 + pathSeparator : path31, pathSeparator);
 }
 function joinPathWithBasePath(filename, directoryPath) {
   return directoryPath + filename;
@@ -88816,8 +88820,8 @@ var pushDirectory = (directoryPath, paths) => {
   paths.push(directoryPath || ".");
 };
 var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path30 = directoryPath || ".";
-  if (filters.every((filter) => filter(path30, true))) paths.push(path30);
+  const path31 = directoryPath || ".";
+  if (filters.every((filter) => filter(path31, true))) paths.push(path31);
 };
 var empty$2 = () => {
 };
@@ -88869,26 +88873,26 @@ var empty2 = () => {
 function build$3(options) {
   return options.group ? groupFiles : empty2;
 }
-var resolveSymlinksAsync = function(path30, state, callback$1) {
+var resolveSymlinksAsync = function(path31, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs.realpath(path30, (error, resolvedPath) => {
+  fs.realpath(path31, (error, resolvedPath) => {
     if (error) return queue.dequeue(suppressErrors ? null : error, state);
     fs.stat(resolvedPath, (error$1, stat2) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat2.isDirectory() && isRecursive(path30, resolvedPath, state)) return queue.dequeue(null, state);
+      if (stat2.isDirectory() && isRecursive(path31, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat2, resolvedPath);
       queue.dequeue(null, state);
     });
   });
 };
-var resolveSymlinks = function(path30, state, callback$1) {
+var resolveSymlinks = function(path31, state, callback$1) {
   const { queue, fs, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs.realpathSync(path30);
+    const resolvedPath = fs.realpathSync(path31);
     const stat2 = fs.statSync(resolvedPath);
-    if (stat2.isDirectory() && isRecursive(path30, resolvedPath, state)) return;
+    if (stat2.isDirectory() && isRecursive(path31, resolvedPath, state)) return;
     callback$1(stat2, resolvedPath);
   } catch (e) {
     if (!suppressErrors) throw e;
@@ -88898,9 +88902,9 @@ function build$2(options, isSynchronous) {
   if (!options.resolveSymlinks || options.excludeSymlinks) return null;
   return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
 }
-function isRecursive(path30, resolved, state) {
+function isRecursive(path31, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path30);
+  let parent = dirname(path31);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
@@ -88908,7 +88912,7 @@ function isRecursive(path30, resolved, state) {
     if (isSameRoot) depth++;
     else parent = dirname(parent);
   }
-  state.symlinks.set(path30, resolved);
+  state.symlinks.set(path31, resolved);
   return depth > 1;
 }
 function isRecursiveUsingRealPaths(resolved, state) {
@@ -89080,19 +89084,19 @@ var Walker = class {
         const filename = this.joinPath(entry.name, directoryPath);
         this.pushFile(filename, files, this.state.counts, filters);
       } else if (entry.isDirectory()) {
-        let path30 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path30)) continue;
-        this.pushDirectory(path30, paths, filters);
-        this.walkDirectory(this.state, path30, path30, depth - 1, this.walk);
+        let path31 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path31)) continue;
+        this.pushDirectory(path31, paths, filters);
+        this.walkDirectory(this.state, path31, path31, depth - 1, this.walk);
       } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path30 = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path30, this.state, (stat2, resolvedPath) => {
+        let path31 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path31, this.state, (stat2, resolvedPath) => {
           if (stat2.isDirectory()) {
             resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path30 + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path30 + pathSeparator, depth - 1, this.walk);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path31 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path31 + pathSeparator, depth - 1, this.walk);
           } else {
-            resolvedPath = useRealPaths ? resolvedPath : path30;
+            resolvedPath = useRealPaths ? resolvedPath : path31;
             const filename = basename(resolvedPath);
             const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
@@ -89258,7 +89262,7 @@ var Builder = class {
       isMatch = globFn(patterns, ...options);
       this.globCache[patterns.join("\0")] = isMatch;
     }
-    this.options.filters.push((path30) => isMatch(path30));
+    this.options.filters.push((path31) => isMatch(path31));
     return this;
   }
 };
@@ -89333,19 +89337,19 @@ function buildRelative(cwd, root) {
     return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
-function ensureNonDriveRelativePath(path30) {
-  return path30.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+function ensureNonDriveRelativePath(path31) {
+  return path31.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
 }
 var splitPatternOptions = { parts: true };
-function splitPattern(path30) {
+function splitPattern(path31) {
   var _result$parts;
-  const result = import_picomatch2.default.scan(path30, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path30];
+  const result = import_picomatch2.default.scan(path31, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path31];
 }
 var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
 var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path30) => path30.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path30) => path30.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePosixPath = (path31) => path31.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path31) => path31.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
 var escapePath = isWin ? escapeWin32Path : escapePosixPath;
 function isDynamicPattern(pattern, options) {
   if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
@@ -89452,13 +89456,13 @@ function buildCrawler(options, patterns) {
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
     filters: [debug ? (p, isDirectory) => {
-      const path30 = format(p, isDirectory);
-      const matches = matcher(path30) && !ignore2(path30);
-      if (matches) log(`matched ${path30}`);
+      const path31 = format(p, isDirectory);
+      const matches = matcher(path31) && !ignore2(path31);
+      if (matches) log(`matched ${path31}`);
       return matches;
     } : (p, isDirectory) => {
-      const path30 = format(p, isDirectory);
-      return matcher(path30) && !ignore2(path30);
+      const path31 = format(p, isDirectory);
+      return matcher(path31) && !ignore2(path31);
     }],
     exclude: debug ? (_, p) => {
       const skipped = excludePredicate(_, p);
@@ -89653,9 +89657,40 @@ function isHelperLoad(load) {
   return load.error !== void 0 && NO_TASK.test(load.error);
 }
 var CONVENTIONAL_PLACES = "a bench, benchmark or perf script run by node; bench.js or benchmark.js at the root; bench/, benchmark/ or benchmarks/";
+function borrowNewFiles(found, tree, log2) {
+  if (tree.base.worktree === void 0) return found;
+  const borrowed = found.head.filter((file) => !found.base.includes(file) && !existsSync9(path18.join(tree.base.root, file)));
+  if (!borrowed.length) return found;
+  for (const file of borrowed) {
+    mkdirSync5(path18.dirname(path18.join(tree.base.root, file)), { recursive: true });
+    copyFileSync(path18.join(tree.head.root, file), path18.join(tree.base.root, file));
+  }
+  log2(
+    `bench files: ${borrowed.join(", ")} ${borrowed.length > 1 ? "are" : "is"} new at head: base runs head's copy against its own code (put in base's checkout), so its rows compare the code, not read new`
+  );
+  return { ...found, base: [...found.base, ...borrowed].sort(), borrowed };
+}
+function borrowedRow(borrowed) {
+  return (row) => {
+    if (!borrowed?.length || row.file === null || !borrowed.includes(row.file)) return row;
+    if (row.verdict === "error" && row.error !== void 0 && AT_BASE.test(row.error)) {
+      const { error, ...rest } = row;
+      return {
+        ...rest,
+        verdict: "new",
+        beyondBudget: null,
+        note: `new at head: base could not run head's copy of its bench file (${error.split("\n")[0]})`
+      };
+    }
+    const said = "its bench file is new at head: base ran head's copy of it against base's code";
+    return { ...row, note: row.note ? `${said}; ${row.note}` : said };
+  };
+}
+var AT_BASE = /^(at base: |base under seed \d+: )/;
 var NO_TASK = /^(Error: )?it (declares no task|measures in (child processes|worker threads))/;
 async function checkBenchFiles(run, found) {
-  const { inventory, files } = withoutHelpers(await loadAndCheck(run, found), found, run.options.log);
+  const checked = await loadAndCheck(run, found);
+  const { inventory, files } = withoutHelpers(checked.inventory, checked.files, run.options.log);
   if (files.base.length === 0 && files.head.length === 0)
     throw new UserError(
       `No bench files: the files found where projects keep benchmarks (${[.../* @__PURE__ */ new Set([...found.base, ...found.head])].join(", ")}) declare no task benchgate can time. Name yours with --files '<glob>' (repeatable) or micro.files in benchgate.yml.`
@@ -89673,15 +89708,16 @@ function withoutHelpers(inventory, found, log2) {
     files: { base: found.base.filter(keep), head: found.head.filter(keep), byConvention: true }
   };
 }
-async function loadAndCheck(run, files) {
+async function loadAndCheck(run, found) {
   const { tree, config, options } = run;
-  const inventory = await loadInventory(
+  const loaded = await loadInventory(
     [
-      { revision: tree.base, files: files.base },
-      { revision: tree.head, files: files.head }
+      { revision: tree.base, files: found.base },
+      { revision: tree.head, files: found.head }
     ],
     { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs }
   );
+  const { inventory, files } = takeBackUnloaded(loaded, found, tree.base, options.log);
   assertInstalled(inventory, config.install);
   for (const { revision, files: loads } of inventory) {
     const copies = [
@@ -89690,7 +89726,22 @@ async function loadAndCheck(run, files) {
     if (copies.length) options.log(`${revision.label} bench files use ${copies.join(", ")}`);
     for (const load of loads) for (const note of load.notes ?? []) options.log(`${revision.label}: ${load.file}: ${note}`);
   }
-  return inventory;
+  return { inventory, files };
+}
+function takeBackUnloaded(inventory, found, base2, log2) {
+  const failed2 = new Map(
+    inventory.filter(({ revision }) => revision === base2).flatMap(({ files }) => files.filter((load) => load.error !== void 0 && found.borrowed?.includes(load.file))).map((load) => [load.file, load.error.split("\n")[0]])
+  );
+  if (!failed2.size) return { inventory, files: found };
+  for (const [file, error] of failed2) {
+    rmSync8(path18.join(base2.root, file), { force: true });
+    log2(`bench files: base cannot load head's copy of ${file} (${error}): its rows read new`);
+  }
+  const keep = (file) => !failed2.has(file);
+  return {
+    inventory: inventory.map((side2) => side2.revision === base2 ? { ...side2, files: side2.files.filter((f) => keep(f.file)) } : side2),
+    files: { ...found, base: found.base.filter(keep), borrowed: found.borrowed.filter(keep) }
+  };
 }
 function describeFiles(base2, head) {
   const all = [.../* @__PURE__ */ new Set([...base2, ...head])].sort();
@@ -91138,7 +91189,7 @@ function microProcesses(run, files) {
 
 // src/measure/native/flags.ts
 import { readFileSync as readFileSync15 } from "node:fs";
-import path18 from "node:path";
+import path19 from "node:path";
 var FLAG = /^--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9._,:/@%+-]*)?$/;
 var REFUSED = new RegExp(
   "^--(?:eval|print|check|interactive|test|run|watch|inspect|debug|require|import|loader|experimental-loader|env-file|input-type|cpu-prof|heap-prof|prof|redirect-warnings|diagnostic-dir|report)"
@@ -91146,7 +91197,7 @@ var REFUSED = new RegExp(
 function authorFlags(root, file) {
   let scripts;
   try {
-    const text2 = readFileSync15(path18.join(root, "package.json"), "utf8");
+    const text2 = readFileSync15(path19.join(root, "package.json"), "utf8");
     scripts = text2.length <= 1 << 20 ? JSON.parse(text2).scripts : void 0;
   } catch {
     return void 0;
@@ -91156,7 +91207,7 @@ function authorFlags(root, file) {
     (entry) => typeof entry[1] === "string"
   );
   const ordered = [...entries.filter(([name2]) => name2.startsWith("bench")), ...entries.filter(([name2]) => !name2.startsWith("bench"))];
-  const target = path18.posix.normalize(file);
+  const target = path19.posix.normalize(file);
   for (const [script, command] of ordered) {
     for (const part of command.split(/&&|\|\||[;|]/)) {
       const flags = nodeFlagsFor(part, target);
@@ -91173,13 +91224,13 @@ function nodeFlagsFor(command, target) {
   const flags = [];
   for (at2++; at2 < words.length && words[at2].startsWith("-"); at2++) flags.push(words[at2]);
   const script = words[at2];
-  if (!script || path18.posix.normalize(script) !== target) return void 0;
+  if (!script || path19.posix.normalize(script) !== target) return void 0;
   return flags.every((flag) => FLAG.test(flag) && !REFUSED.test(flag)) ? flags : [];
 }
 
 // src/measure/native/run.ts
-import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync16, rmSync as rmSync8, statSync as statSync5 } from "node:fs";
-import path20 from "node:path";
+import { mkdtempSync as mkdtempSync4, readFileSync as readFileSync16, rmSync as rmSync9, statSync as statSync5 } from "node:fs";
+import path21 from "node:path";
 import { pathToFileURL as pathToFileURL2 } from "node:url";
 
 // src/measure/native/figures.ts
@@ -91262,18 +91313,18 @@ function tQuantile95(df) {
 // src/measure/native/vitest.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import Module from "node:module";
-import path19 from "node:path";
+import path20 from "node:path";
 function vitestCli(root, file) {
   let entry;
   try {
-    entry = Module.createRequire(path19.resolve(root, file)).resolve("vitest");
+    entry = Module.createRequire(path20.resolve(root, file)).resolve("vitest");
   } catch {
     return void 0;
   }
   const found = nearestManifest(entry, (manifest2) => manifest2.name === "vitest");
   const bin = found?.manifest.bin;
   const command = typeof bin === "string" ? bin : bin?.vitest;
-  return found && typeof command === "string" ? path19.join(found.dir, command) : void 0;
+  return found && typeof command === "string" ? path20.join(found.dir, command) : void 0;
 }
 function vitestArgs(cli, file, out) {
   return [cli, "bench", "--run", "--outputJson", out, `./${file}`];
@@ -91285,7 +91336,7 @@ function vitestRecords(text2, root, file) {
   } catch {
     return { records: [], problem: "its vitest report is not JSON" };
   }
-  const wanted = real(path19.resolve(root, file));
+  const wanted = real(path20.resolve(root, file));
   const records = [];
   let rejected = 0;
   for (const entry of Array.isArray(report2?.files) ? report2.files : []) {
@@ -91313,7 +91364,7 @@ function vitestRecords(text2, root, file) {
 }
 function suitesOf(fullName, file) {
   if (typeof fullName !== "string") return void 0;
-  const own = file.split(path19.sep).join("/");
+  const own = file.split(path20.sep).join("/");
   if (fullName === own) return [];
   if (fullName.startsWith(`${own} > `)) return [fullName.slice(own.length + 3)];
   const at2 = fullName.indexOf(" > ");
@@ -91323,7 +91374,7 @@ function real(file) {
   try {
     return realpathSync3(file);
   } catch {
-    return path19.resolve(file);
+    return path20.resolve(file);
   }
 }
 
@@ -91332,12 +91383,12 @@ var MAX_FIGURES_BYTES = 16 * 1024 * 1024;
 var DRAIN_MS2 = 5e3;
 function runNative(options) {
   const started = performance.now();
-  const dir = mkdtempSync4(path20.join(options.tempDir, "native-"));
+  const dir = mkdtempSync4(path21.join(options.tempDir, "native-"));
   const vitest = options.harness === "vitest";
-  const out = path20.join(dir, vitest ? "report.json" : "figures.jsonl");
+  const out = path21.join(dir, vitest ? "report.json" : "figures.jsonl");
   const cli = vitest ? vitestCli(options.root, options.file) : void 0;
   if (vitest && !cli) {
-    rmSync8(dir, { recursive: true, force: true });
+    rmSync9(dir, { recursive: true, force: true });
     const problem = `vitest is not installed where ${options.file} resolves it: nothing to run it with`;
     return Promise.resolve({ revision: options.revision, durationMs: 0, records: [], problem });
   }
@@ -91359,7 +91410,7 @@ function runNative(options) {
       watch.stop();
       killGroup(child);
       const figures = read(problem === void 0);
-      rmSync8(dir, { recursive: true, force: true });
+      rmSync9(dir, { recursive: true, force: true });
       const problems = [problem, figures.problem].filter(Boolean).join("; ");
       resolve3({
         revision: options.revision,
@@ -91708,8 +91759,8 @@ async function nativeStage(run, files, inventory, judged2) {
 }
 
 // src/gate/policy.ts
-import { existsSync as existsSync9 } from "node:fs";
-import path21 from "node:path";
+import { existsSync as existsSync10 } from "node:fs";
+import path22 from "node:path";
 
 // src/config/policy.ts
 function policyOf(config) {
@@ -91777,10 +91828,10 @@ function withPolicyOf(head, base2) {
 
 // src/gate/policy.ts
 function choosePolicy(own, tree, options) {
-  const file = path21.relative(options.cwd, path21.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
-  const atBase = path21.join(tree.base.root, file);
-  const outside = tree.base.worktree !== void 0 && path21.relative(tree.base.worktree, atBase).startsWith("..");
-  const base2 = outside ? own : existsSync9(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
+  const file = path22.relative(options.cwd, path22.resolve(options.cwd, options.configFile ?? CONFIG_FILE));
+  const atBase = path22.join(tree.base.root, file);
+  const outside = tree.base.worktree !== void 0 && path22.relative(tree.base.worktree, atBase).startsWith("..");
+  const base2 = outside ? own : existsSync10(atBase) ? loadConfig({ root: tree.base.root, file }) : parseConfig("", atBase);
   const from = options.policy ?? "head";
   const changes = policyChanges(base2, own);
   const config = withOverrides(from === "base" ? withPolicyOf(own, base2) : own, options.overrides);
@@ -92033,11 +92084,12 @@ async function runGate(options) {
     },
     beforeInstall: async (checkedOut) => {
       const chosen = choosePolicy(own, checkedOut, options);
-      known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
+      const found = await findBenchFiles({ config: chosen.config, tree: checkedOut, options });
+      known = { chosen, found: found && borrowNewFiles(found, checkedOut, options.log) };
     }
   });
-  const socketDir = mkdtempSync5(path22.join(os11.tmpdir(), "benchgate-sock-"));
-  const removeSocketDir = () => rmSync9(socketDir, { recursive: true, force: true });
+  const socketDir = mkdtempSync5(path23.join(os11.tmpdir(), "benchgate-sock-"));
+  const removeSocketDir = () => rmSync10(socketDir, { recursive: true, force: true });
   const forgetSocketDir = options.onCleanup?.(removeSocketDir);
   const loadBefore = os11.loadavg();
   try {
@@ -92083,7 +92135,7 @@ async function runGate(options) {
     if (options.soloCheck && files && !timeGated) options.log("solo check: skipped, the micro-benchmarks were counted, not timed");
     const solo = options.soloCheck && toTime && timeGated ? await soloStage(run, toTime.files, checked, options.soloCheck.processes, toTime.skip) : void 0;
     const servers = countedHttp.length ? await httpCountsStage(run, countedHttp, judged2.benchmarks.filter((b) => b.change).length, now()) : void 0;
-    const benchmarks = [...solo?.benchmarks ?? checked, ...servers?.benchmarks ?? []].map(withAnswer);
+    const benchmarks = [...solo?.benchmarks ?? checked, ...servers?.benchmarks ?? []].map(borrowedRow(found?.borrowed)).map(withAnswer);
     const countsInfo = mergeCountsInfo(counted?.info, servers?.info);
     return {
       version: REPORT_VERSION,
@@ -92568,7 +92620,7 @@ function changeChart(benchmarks, options = {}) {
 }
 
 // src/report/profile-sections.ts
-import path23 from "node:path";
+import path24 from "node:path";
 var share = (x) => formatShare(x, 1);
 function name(row) {
   return row.via ? `${row.function} \u2190 ${row.via.function}` : row.function;
@@ -92598,7 +92650,7 @@ function profileSections(id, profile) {
     ownCode: profile.ownCode.map(
       (row) => `${row.function} (${row.location}): ${formatMicros(row.basePerOpUs)} \u2192 ${formatMicros(row.headPerOpUs)} per ${unit2}, with what it calls`
     ),
-    files: [profile.files.base, profile.files.head].map((file) => path23.basename(file))
+    files: [profile.files.base, profile.files.head].map((file) => path24.basename(file))
   };
 }
 function countsSections(id, profile) {
@@ -93360,8 +93412,8 @@ function mergeRuns(runs) {
 
 // src/report/read.ts
 var import_ajv4 = __toESM(require_ajv(), 1);
-import { existsSync as existsSync10, readFileSync as readFileSync17, statSync as statSync6 } from "node:fs";
-import path24 from "node:path";
+import { existsSync as existsSync11, readFileSync as readFileSync17, statSync as statSync6 } from "node:fs";
+import path25 from "node:path";
 
 // schema/report.schema.json
 var report_schema_default = {
@@ -96549,7 +96601,7 @@ function readReport2(file) {
 }
 function reportFiles(patterns, cwd) {
   const files = patterns.flatMap((pattern) => {
-    if (existsSync10(path24.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path24.resolve(cwd, pattern)];
+    if (existsSync11(path25.resolve(cwd, pattern)) || !isDynamicPattern(pattern)) return [path25.resolve(cwd, pattern)];
     const found = globSync(pattern, { cwd, onlyFiles: true, absolute: true, expandDirectories: false }).sort();
     if (found.length === 0) throw new UserError(`No file matches ${pattern} (in ${cwd}).`);
     return found;
@@ -96919,10 +96971,10 @@ function parseProfileMode(text2) {
 }
 
 // src/cli/history.ts
-import { existsSync as existsSync12 } from "node:fs";
+import { existsSync as existsSync13 } from "node:fs";
 
 // src/config/action-inputs.ts
-import path25 from "node:path";
+import path26 from "node:path";
 
 // src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
@@ -96945,7 +96997,7 @@ function parseAnchor(text2, what = "anchor") {
 
 // src/config/action-inputs.ts
 function commentKeyOf(directory, config, key) {
-  const file = path25.posix.join(directory.split(path25.sep).join("/") || ".", config ?? "benchgate.yml");
+  const file = path26.posix.join(directory.split(path26.sep).join("/") || ".", config ?? "benchgate.yml");
   return sanitizeCommentKey(key ? `${file}#${key}` : file);
 }
 function sanitizeCommentKey(key) {
@@ -97101,7 +97153,7 @@ async function bisect(options) {
   const newAtBad = whole.changes.filter((c) => c.verdict === "new").map((c) => c.id);
   if (whole.outcome === "good" && newAtBad.length === whole.changes.length)
     throw new UserError(
-      `no benchmark matching the pattern is at both ${good.slice(0, 12)} and ${commits[last].sha.slice(0, 12)}: ${idList(newAtBad)} ${newAtBad.length === 1 ? "is" : "are"} new at ${commits[last].sha.slice(0, 12)} (the bench file came later). Every step is compared with --good, which must have them: choose a later --good, or keep the bench file outside the history and copy it into each revision from a build step (docs/history.md, bisect).`
+      `no benchmark matching the pattern is at both ${good.slice(0, 12)} and ${commits[last].sha.slice(0, 12)}: ${idList(newAtBad)} ${newAtBad.length === 1 ? "is" : "are"} new at ${commits[last].sha.slice(0, 12)} (the bench file came later, and ${good.slice(0, 12)} cannot run it). Every step is compared with --good: choose a later --good, or keep the bench file outside the history and copy it into each revision from a build step (docs/history.md, bisect).`
     );
   result.targets = whole.changes.filter((c) => c.verdict === "regression").map((c) => c.id);
   const scope = scopeOf(measured.get(last), result.targets);
@@ -97742,8 +97794,8 @@ function fenced(lines, language = "text") {
 }
 
 // src/history/store.ts
-import { closeSync as closeSync2, existsSync as existsSync11, mkdirSync as mkdirSync5, openSync as openSync2, readFileSync as readFileSync18, renameSync as renameSync3, rmSync as rmSync10, statSync as statSync7, writeFileSync as writeFileSync3 } from "node:fs";
-import path26 from "node:path";
+import { closeSync as closeSync2, existsSync as existsSync12, mkdirSync as mkdirSync6, openSync as openSync2, readFileSync as readFileSync18, renameSync as renameSync3, rmSync as rmSync11, statSync as statSync7, writeFileSync as writeFileSync3 } from "node:fs";
+import path27 from "node:path";
 import { setTimeout as sleep3 } from "node:timers/promises";
 var HISTORY_CODEC = {
   parse: parseHistory,
@@ -97760,7 +97812,7 @@ function fileStore(file, limit, maxBytes = MAX_BYTES2) {
 }
 function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES2) {
   const read = () => {
-    if (!existsSync11(file)) return [];
+    if (!existsSync12(file)) return [];
     const size = statSync7(file).size;
     if (size > maxBytes)
       throw new UserError(`${file}: ${size} bytes is more than a history file holds (${maxBytes / 1024 / 1024} MB): is it the right file?`);
@@ -97770,7 +97822,7 @@ function codecFileStore(file, limit, codec, maxBytes = MAX_BYTES2) {
     where: file,
     read: () => Promise.resolve().then(read),
     append: async (records) => {
-      mkdirSync5(path26.dirname(path26.resolve(file)), { recursive: true });
+      mkdirSync6(path27.dirname(path27.resolve(file)), { recursive: true });
       const release = await lock(`${file}.lock`);
       try {
         const written = codec.append(read(), records, limit);
@@ -97793,12 +97845,12 @@ async function lock(lockFile) {
       writeFileSync3(fd, token);
       closeSync2(fd);
       return () => {
-        if (readSafe(lockFile) === token) rmSync10(lockFile, { force: true });
+        if (readSafe(lockFile) === token) rmSync11(lockFile, { force: true });
       };
     } catch (error) {
       if (error.code !== "EEXIST") throw error;
       const age = Date.now() - (statSafe(lockFile) ?? Date.now());
-      if (age > STALE_LOCK_MS) rmSync10(lockFile, { force: true });
+      if (age > STALE_LOCK_MS) rmSync11(lockFile, { force: true });
       else if (Date.now() - started > LOCK_WAIT_MS)
         throw new UserError(`${lockFile} is held by another benchgate writing the history: remove it if no benchgate is running.`);
       else await sleep3(20 + Math.random() * 30);
@@ -97963,7 +98015,7 @@ async function runDrift(command, io) {
   const code = io.writeReport(report2);
   const records = await fileStore(command.history, DEFAULT_HISTORY_LIMIT).read();
   const gate = await gateKey(io.cwd, command.config);
-  const drift = existsSync12(command.history) ? driftRecordOf(report2, gate, anchor, command.driftBudget, /* @__PURE__ */ new Date()) : void 0;
+  const drift = existsSync13(command.history) ? driftRecordOf(report2, gate, anchor, command.driftBudget, /* @__PURE__ */ new Date()) : void 0;
   if (drift) {
     const file = driftFileOf(command.history);
     await codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).append([drift]);
@@ -98032,12 +98084,12 @@ async function runBisect(command, io) {
 }
 
 // src/cli/publish.ts
-import { existsSync as existsSync14, readFileSync as readFileSync19 } from "node:fs";
-import path28 from "node:path";
+import { existsSync as existsSync15, readFileSync as readFileSync19 } from "node:fs";
+import path29 from "node:path";
 
 // src/history/publish.ts
-import { cpSync as cpSync3, existsSync as existsSync13, mkdirSync as mkdirSync6, readdirSync as readdirSync7, rmSync as rmSync11, writeFileSync as writeFileSync4 } from "node:fs";
-import path27 from "node:path";
+import { cpSync as cpSync3, existsSync as existsSync14, mkdirSync as mkdirSync7, readdirSync as readdirSync7, rmSync as rmSync12, writeFileSync as writeFileSync4 } from "node:fs";
+import path28 from "node:path";
 
 // src/history/site.ts
 var import_picomatch5 = __toESM(require_picomatch2(), 1);
@@ -98330,25 +98382,25 @@ bands are 95% intervals of the chained steps. <a href="feed.xml">Regressions fee
 // src/history/publish.ts
 var MARKER = ".benchgate-site";
 function writeSite(out, records, options) {
-  if (!existsSync13(path27.join(options.assets, "site.js")))
+  if (!existsSync14(path28.join(options.assets, "site.js")))
     throw new Error(`the page's script is missing from ${options.assets}: build benchgate (npm run build) first.`);
-  if (existsSync13(out)) {
+  if (existsSync14(out)) {
     const entries = readdirSync7(out);
     if (entries.length > 0 && !entries.includes(MARKER))
       throw new UserError(`${out} is not empty and was not written by benchgate publish: choose an empty or new folder.`);
-    for (const entry of entries) rmSync11(path27.join(out, entry), { recursive: true, force: true });
+    for (const entry of entries) rmSync12(path28.join(out, entry), { recursive: true, force: true });
   }
   const files = siteFiles(records, options);
   let bytes = 0;
   for (const file of files) {
-    const target = path27.join(out, file.path);
-    mkdirSync6(path27.dirname(target), { recursive: true });
+    const target = path28.join(out, file.path);
+    mkdirSync7(path28.dirname(target), { recursive: true });
     writeFileSync4(target, file.text);
     bytes += Buffer.byteLength(file.text);
   }
-  mkdirSync6(path27.join(out, "assets"), { recursive: true });
-  for (const asset of ["site.js", "site.css"]) cpSync3(path27.join(options.assets, asset), path27.join(out, "assets", asset));
-  writeFileSync4(path27.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
+  mkdirSync7(path28.join(out, "assets"), { recursive: true });
+  for (const asset of ["site.js", "site.css"]) cpSync3(path28.join(options.assets, asset), path28.join(out, "assets", asset));
+  writeFileSync4(path28.join(out, MARKER), "Written by benchgate publish: the next publish to this folder replaces it whole.\n");
   return { files: files.length + 2, bytes };
 }
 
@@ -98358,7 +98410,7 @@ async function runPublish(command, io) {
     const files = reportFiles(command.histories, io.cwd);
     const records = (await Promise.all(files.map((file) => fileStore(file, DEFAULT_HISTORY_LIMIT, MAX_PUBLISHED_BYTES).read()))).flat();
     const drift = (await Promise.all(
-      files.map((file) => driftFileOf(file)).filter((file) => existsSync14(file)).map((file) => codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).read())
+      files.map((file) => driftFileOf(file)).filter((file) => existsSync15(file)).map((file) => codecFileStore(file, DRIFT_LIMIT, DRIFT_CODEC).read())
     )).flat();
     if (records.length === 0)
       throw new Error(`no history records in ${command.histories.join(", ")}: record some first (benchgate record).`);
@@ -98375,9 +98427,9 @@ async function runPublish(command, io) {
     const repository = repositoryOfRemote(remote) ?? void 0;
     if (command.repository && !repository)
       throw new Error(`--repository must be an https URL such as https://github.com/owner/repo; got '${command.repository}'.`);
-    const out = path28.resolve(io.cwd, command.out);
+    const out = path29.resolve(io.cwd, command.out);
     const written = writeSite(out, records, {
-      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path28.basename(io.cwd)}: benchmark history`,
+      title: command.title ?? `${repository ? repository.split("/").slice(-2).join("/") : path29.basename(io.cwd)}: benchmark history`,
       version: io.version,
       generated: /* @__PURE__ */ new Date(),
       releases: command.releases,
@@ -98385,10 +98437,10 @@ async function runPublish(command, io) {
       siteUrl: command.siteUrl,
       drift,
       bisects,
-      assets: path28.join(path28.dirname(io.runnerPath), "site")
+      assets: path29.join(path29.dirname(io.runnerPath), "site")
     });
     io.stderr.write(
-      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path28.join(out, "index.html")}
+      `benchgate: published ${records.length} record(s) from ${files.length} file(s) to ${out}: ${written.files} files, ${(written.bytes / 1024).toFixed(0)} kB; open ${path29.join(out, "index.html")}
 `
     );
     return 0;
@@ -98452,7 +98504,7 @@ async function main(argv, io) {
       shard: command.shard,
       // The observer preloaded into each native run is bundled beside the runner, as its module hooks are.
       nativeCheck: command.nativeCheck ? {
-        observerPath: path29.join(path29.dirname(io.runnerPath), "native.js"),
+        observerPath: path30.join(path30.dirname(io.runnerPath), "native.js"),
         runTimeoutMs: command.nativeTimeoutMs,
         runs: command.nativeRuns
       } : void 0,
@@ -98461,7 +98513,7 @@ async function main(argv, io) {
         io,
         progress,
         trap,
-        command.installCache === void 0 ? void 0 : new Installs(path29.resolve(io.cwd, command.installCache))
+        command.installCache === void 0 ? void 0 : new Installs(path30.resolve(io.cwd, command.installCache))
       )
     });
   } catch (error) {
@@ -98514,7 +98566,7 @@ function writeReport(report2, command, color, io) {
 function mergeFiles(patterns, io) {
   try {
     const files = reportFiles(patterns, io.cwd);
-    return mergeShards(files.map((file) => ({ file: path29.relative(io.cwd, file) || file, report: readReport2(file) })));
+    return mergeShards(files.map((file) => ({ file: path30.relative(io.cwd, file) || file, report: readReport2(file) })));
   } catch (error) {
     return errorReport(describeFailure(error), io.version);
   }
@@ -98560,9 +98612,9 @@ async function withProgress(io, command, body) {
   const progress = progressPrinter(io.stderr);
   const trap = cliTrap(io, progress);
   const history = ["record", "drift", "bisect"].includes(command.kind);
-  const runFolder = history ? mkdtempSync6(path29.join(os13.tmpdir(), "benchgate-installs-")) : void 0;
-  const folder = command.installCache !== void 0 ? path29.resolve(io.cwd, command.installCache) : runFolder;
-  const removeFolder = runFolder ? () => rmSync12(runFolder, { recursive: true, force: true }) : () => void 0;
+  const runFolder = history ? mkdtempSync6(path30.join(os13.tmpdir(), "benchgate-installs-")) : void 0;
+  const folder = command.installCache !== void 0 ? path30.resolve(io.cwd, command.installCache) : runFolder;
+  const removeFolder = runFolder ? () => rmSync13(runFolder, { recursive: true, force: true }) : () => void 0;
   const forget = trap.onCleanup(removeFolder);
   try {
     return await body(gateIo(io, progress, trap, folder === void 0 ? void 0 : new Installs(folder, runFolder)), progress);
@@ -98608,8 +98660,8 @@ benchgate: crashed (${messageOf(error)}): benchmark processes stopped and worktr
   });
 }
 function write(cwd, file, text2) {
-  const target = path29.resolve(cwd, file);
-  mkdirSync7(path29.dirname(target), { recursive: true });
+  const target = path30.resolve(cwd, file);
+  mkdirSync8(path30.dirname(target), { recursive: true });
   writeFileSync5(target, text2);
 }
 function progressPrinter(stream) {

@@ -1,3 +1,5 @@
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import type { Revision } from '../checkout/revisions.js';
 import { DEFAULTS, type Config } from '../config/types.js';
 import { conventionalBenchFiles } from '../measure/micro/conventions.js';
@@ -63,12 +65,63 @@ export function isHelperLoad(load: { error?: string | undefined }): boolean {
 const CONVENTIONAL_PLACES =
   'a bench, benchmark or perf script run by node; bench.js or benchmark.js at the root; bench/, benchmark/ or benchmarks/';
 
-/** Each revision's bench files; `byConvention`: found where projects keep benchmarks, not by micro.files. */
+/**
+ * Each revision's bench files; `byConvention`: found where projects keep benchmarks, not by micro.files. `borrowed`:
+ * head's new bench files, copied into base's checkout (borrowNewFiles), among `base`.
+ */
 export interface FoundFiles {
   base: string[];
   head: string[];
   byConvention?: true;
+  borrowed?: string[];
 }
+
+/**
+ * A bench file new at head (a pull request that adds a benchmark with the change it measures, or a bisect whose good
+ * commit came before the project's benchmarks) has no base to compare with: its rows would read `new`. Head's copy is
+ * put in base's checkout (always a worktree of this run's own, never the user's tree) at the same path, so base runs
+ * the same benchmark code against its own code: the change is the code's, as for every other row. Where base cannot
+ * load it (it imports what base lacks), checkBenchFiles takes it back; where a task of it fails at base only, the row
+ * reads `new` (borrowedRow). Written by hand: no harness compares a benchmark added with the change.
+ */
+export function borrowNewFiles(found: FoundFiles, tree: { base: Revision; head: Revision }, log: (line: string) => void): FoundFiles {
+  if (tree.base.worktree === undefined) return found;
+  const borrowed = found.head.filter((file) => !found.base.includes(file) && !existsSync(path.join(tree.base.root, file)));
+  if (!borrowed.length) return found;
+  for (const file of borrowed) {
+    mkdirSync(path.dirname(path.join(tree.base.root, file)), { recursive: true });
+    copyFileSync(path.join(tree.head.root, file), path.join(tree.base.root, file));
+  }
+  log(
+    `bench files: ${borrowed.join(', ')} ${borrowed.length > 1 ? 'are' : 'is'} new at head: base runs head's copy against its own code ` +
+      "(put in base's checkout), so its rows compare the code, not read new",
+  );
+  return { ...found, base: [...found.base, ...borrowed].sort(), borrowed };
+}
+
+/**
+ * A row of a borrowed bench file: said so; one whose task base could not run (an error at base alone: it calls what
+ * base does not have) reads `new`, as it would have without the copy, never an error that fails the run.
+ */
+export function borrowedRow(borrowed: readonly string[] | undefined) {
+  return <T extends { file: string | null; verdict: string; error?: string | undefined; note?: string | undefined }>(row: T): T => {
+    if (!borrowed?.length || row.file === null || !borrowed.includes(row.file)) return row;
+    if (row.verdict === 'error' && row.error !== undefined && AT_BASE.test(row.error)) {
+      const { error, ...rest } = row;
+      return {
+        ...rest,
+        verdict: 'new',
+        beyondBudget: null,
+        note: `new at head: base could not run head's copy of its bench file (${error.split('\n')[0]})`,
+      } as unknown as T;
+    }
+    const said = "its bench file is new at head: base ran head's copy of it against base's code";
+    return { ...row, note: row.note ? `${said}; ${row.note}` : said };
+  };
+}
+
+/** An error at base alone, as time mode ("at base: …") and counts mode ("base under seed 2: …") word it. */
+const AT_BASE = /^(at base: |base under seed \d+: )/;
 
 /** A file that loads without declaring anything benchgate can time: what a helper script in bench/ does. */
 const NO_TASK = /^(Error: )?it (declares no task|measures in (child processes|worker threads))/;
@@ -82,7 +135,8 @@ export async function checkBenchFiles(
   run: Pick<RunContext, 'config' | 'tree' | 'options'>,
   found: FoundFiles,
 ): Promise<{ inventory: RevisionInventory[]; files: FoundFiles }> {
-  const { inventory, files } = withoutHelpers(await loadAndCheck(run, found), found, run.options.log);
+  const checked = await loadAndCheck(run, found);
+  const { inventory, files } = withoutHelpers(checked.inventory, checked.files, run.options.log);
   if (files.base.length === 0 && files.head.length === 0)
     throw new UserError(
       `No bench files: the files found where projects keep benchmarks (${[...new Set([...found.base, ...found.head])].join(', ')}) ` +
@@ -111,15 +165,19 @@ function withoutHelpers(
   };
 }
 
-async function loadAndCheck(run: Pick<RunContext, 'config' | 'tree' | 'options'>, files: FoundFiles): Promise<RevisionInventory[]> {
+async function loadAndCheck(
+  run: Pick<RunContext, 'config' | 'tree' | 'options'>,
+  found: FoundFiles,
+): Promise<{ inventory: RevisionInventory[]; files: FoundFiles }> {
   const { tree, config, options } = run;
-  const inventory = await loadInventory(
+  const loaded = await loadInventory(
     [
-      { revision: tree.base, files: files.base },
-      { revision: tree.head, files: files.head },
+      { revision: tree.base, files: found.base },
+      { revision: tree.head, files: found.head },
     ],
     { runnerPath: options.runnerPath, stallTimeoutMs: config.micro.taskTimeoutMs },
   );
+  const { inventory, files } = takeBackUnloaded(loaded, found, tree.base, options.log);
   assertInstalled(inventory, config.install);
   for (const { revision, files: loads } of inventory) {
     const copies = [
@@ -128,7 +186,32 @@ async function loadAndCheck(run: Pick<RunContext, 'config' | 'tree' | 'options'>
     if (copies.length) options.log(`${revision.label} bench files use ${copies.join(', ')}`);
     for (const load of loads) for (const note of load.notes ?? []) options.log(`${revision.label}: ${load.file}: ${note}`);
   }
-  return inventory;
+  return { inventory, files };
+}
+
+/** Borrowed files base cannot load (they import what only head has): taken out of base's checkout and files, and said. */
+function takeBackUnloaded(
+  inventory: RevisionInventory[],
+  found: FoundFiles,
+  base: Revision,
+  log: (line: string) => void,
+): { inventory: RevisionInventory[]; files: FoundFiles } {
+  const failed = new Map(
+    inventory
+      .filter(({ revision }) => revision === base)
+      .flatMap(({ files }) => files.filter((load) => load.error !== undefined && found.borrowed?.includes(load.file)))
+      .map((load) => [load.file, load.error!.split('\n')[0]!]),
+  );
+  if (!failed.size) return { inventory, files: found };
+  for (const [file, error] of failed) {
+    rmSync(path.join(base.root, file), { force: true });
+    log(`bench files: base cannot load head's copy of ${file} (${error}): its rows read new`);
+  }
+  const keep = (file: string) => !failed.has(file);
+  return {
+    inventory: inventory.map((side) => (side.revision === base ? { ...side, files: side.files.filter((f) => keep(f.file)) } : side)),
+    files: { ...found, base: found.base.filter(keep), borrowed: found.borrowed!.filter(keep) },
+  };
 }
 function describeFiles(base: string[], head: string[]): string {
   const all = [...new Set([...base, ...head])].sort();

@@ -11,7 +11,7 @@ import { allowChildVariables, killStrays } from '../util/processes.js';
 import { explainStage } from './explain.js';
 import { countsStage, httpCountsStage, type CountsStage } from './counts.js';
 import { joinCounted } from './both.js';
-import { checkBenchFiles, findBenchFiles } from './files.js';
+import { borrowNewFiles, borrowedRow, checkBenchFiles, findBenchFiles } from './files.js';
 import { measureHttpStage } from './http.js';
 import { judge } from './judge.js';
 import { splitByMeasure } from './measures.js';
@@ -53,7 +53,8 @@ export async function runGate(options: GateOptions): Promise<Report> {
     },
     beforeInstall: async (checkedOut) => {
       const chosen = choosePolicy(own, checkedOut, options);
-      known = { chosen, found: await findBenchFiles({ config: chosen.config, tree: checkedOut, options }) };
+      const found = await findBenchFiles({ config: chosen.config, tree: checkedOut, options });
+      known = { chosen, found: found && borrowNewFiles(found, checkedOut, options.log) };
     },
   });
   const socketDir = mkdtempSync(path.join(os.tmpdir(), 'benchgate-sock-'));
@@ -118,7 +119,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
     const servers = countedHttp.length
       ? await httpCountsStage(run, countedHttp, judged.benchmarks.filter((b) => b.change).length, now())
       : undefined;
-    const benchmarks = [...(solo?.benchmarks ?? checked), ...(servers?.benchmarks ?? [])].map(withAnswer);
+    const benchmarks = [...(solo?.benchmarks ?? checked), ...(servers?.benchmarks ?? [])].map(borrowedRow(found?.borrowed)).map(withAnswer);
     const countsInfo = mergeCountsInfo(counted?.info, servers?.info);
     return {
       version: REPORT_VERSION,

@@ -193,7 +193,7 @@ export async function bisect(options: {
     throw new UserError(
       `no benchmark matching the pattern is at both ${good.slice(0, 12)} and ${commits[last]!.sha.slice(0, 12)}: ` +
         `${idList(newAtBad)} ${newAtBad.length === 1 ? 'is' : 'are'} new at ${commits[last]!.sha.slice(0, 12)} (the bench ` +
-        `file came later). Every step is compared with --good, which must have them: choose a later --good, or keep ` +
+        `file came later, and ${good.slice(0, 12)} cannot run it). Every step is compared with --good: choose a later --good, or keep ` +
         `the bench file outside the history and copy it into each revision from a build step (docs/history.md, bisect).`,
     );
   result.targets = whole.changes.filter((c) => c.verdict === 'regression').map((c) => c.id);

@@ -265,7 +265,7 @@ describe('benchgate compare, through the real CLI', () => {
     }
   });
 
-  it('gives a task that throws at head an error, still judges the others, and marks a head-only file new', async () => {
+  it('gives a task that throws at head an error, still judges the others, and compares a head-only file against base where base can run it', async () => {
     // The tasks that are the same at both revisions never get a verdict either way: a budget their rounds stay inside
     // on a heavily loaded machine (their neighbours differ at head: at 5%, 'read and parse body' read 8-18% slower at
     // head in 3 of 6 rounds of one loaded run).
@@ -284,8 +284,24 @@ describe('benchgate compare, through the real CLI', () => {
     // An async task is awaited call by call and compared like any other.
     expect(byId['bench/parse.bench.js > read and parse body'].verdict).toMatch(/^(unchanged|within-budget|inconclusive)$/);
     expect(byId['bench/parse.bench.js > read and parse body'].head.opsPerSec).toBeGreaterThan(0);
-    expect(byId['bench/format.bench.js > format date']).toMatchObject({ verdict: 'new', base: null, change: null });
-    expect(byId['bench/format.bench.js > format date'].head.opsPerSec).toBeGreaterThan(0);
+    // Head's new bench files: base runs head's copy against its own code where it can (format date: the same code at
+    // both, compared); where base cannot load it (it imports a module only head has) or its task fails at base alone
+    // (it calls a function only head has), the rows read new, never an error.
+    const format = byId['bench/format.bench.js > format date'];
+    expect(format.verdict).toMatch(/^(unchanged|within-budget|inconclusive)$/);
+    expect(format.base.opsPerSec).toBeGreaterThan(0);
+    expect(format.change).not.toBeNull();
+    expect(format.note).toContain("its bench file is new at head: base ran head's copy of it against base's code");
+    expect(byId['bench/render.bench.js > render']).toMatchObject({ verdict: 'new', base: null, change: null });
+    expect(byId['bench/render.bench.js > render'].head.opsPerSec).toBeGreaterThan(0);
+    expect(run.stderr).toContain("bench files: base cannot load head's copy of bench/render.bench.js");
+    const slug = byId['bench/slug.bench.js > slugify'];
+    expect(slug).toMatchObject({ verdict: 'new', change: null });
+    expect(slug.error).toBeUndefined();
+    expect(slug.note).toMatch(
+      /^new at head: base could not run head's copy of its bench file \(at base: TypeError: text\.slugify is not a function/,
+    );
+    expect(report.summary).not.toMatch(/2 errors/);
     expect(run.stdout).toContain('! bench/parse.bench.js > parse query');
   });
 

@@ -574,7 +574,7 @@ describe('bisect', () => {
         benchmarks: [{ id: 'benchmarks/bench-parse.js > parse', verdict: 'new', budget: 0.05, change: null }],
       }) as unknown as Report;
     await expect(bisect({ good: sha(0), bad: sha(16), commits, compare, select: () => true, log: () => {} })).rejects.toThrow(
-      `no benchmark matching the pattern is at both ${sha(0).slice(0, 12)} and ${sha(16).slice(0, 12)}: "benchmarks/bench-parse.js > parse" is new at ${sha(16).slice(0, 12)} (the bench file came later)`,
+      `no benchmark matching the pattern is at both ${sha(0).slice(0, 12)} and ${sha(16).slice(0, 12)}: "benchmarks/bench-parse.js > parse" is new at ${sha(16).slice(0, 12)} (the bench file came later, and ${sha(0).slice(0, 12)} cannot run it)`,
     );
   });
 
