@@ -98911,7 +98911,7 @@ function borrowedRow(borrowed) {
         note: `new at head: base could not run head's copy of its bench file (${error2.split("\n")[0]})`
       };
     }
-    const said = "its bench file is new at head: base ran head's copy of it against base's code";
+    const said = "new at head: base ran head's copy of its bench file";
     return { ...row, note: row.note ? `${said}; ${row.note}` : said };
   };
 }

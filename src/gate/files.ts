@@ -115,7 +115,7 @@ export function borrowedRow(borrowed: readonly string[] | undefined) {
         note: `new at head: base could not run head's copy of its bench file (${error.split('\n')[0]})`,
       } as unknown as T;
     }
-    const said = "its bench file is new at head: base ran head's copy of it against base's code";
+    const said = "new at head: base ran head's copy of its bench file";
     return { ...row, note: row.note ? `${said}; ${row.note}` : said };
   };
 }

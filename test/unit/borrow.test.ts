@@ -67,8 +67,8 @@ describe("a bench file new at head: base runs head's copy", () => {
       verdict: 'unchanged',
       beyondBudget: 'no',
     };
-    expect(mark(row).note).toBe("its bench file is new at head: base ran head's copy of it against base's code");
-    expect(mark({ ...row, note: 'open' }).note).toBe("its bench file is new at head: base ran head's copy of it against base's code; open");
+    expect(mark(row).note).toBe("new at head: base ran head's copy of its bench file");
+    expect(mark({ ...row, note: 'open' }).note).toBe("new at head: base ran head's copy of its bench file; open");
     for (const error of ['at base: TypeError: x is not a function\n    at …', 'base under seed 2: TypeError: x is not a function']) {
       const failed = mark({ ...row, verdict: 'error', beyondBudget: null, error });
       expect(failed).toMatchObject({ verdict: 'new', beyondBudget: null });
