@@ -88363,13 +88363,20 @@ async function countsStage(run, share2, otherFigures, startedAt = run.started) {
     totals.failures.push(...measured.failures);
     totals.skipped.push(...measured.skipped);
     totals.seeds.push(...measured.seeds);
-    const counted = [...measured.seeds];
-    return { rows: measured.benchmarks.map((b) => ({ ...b, seeds: counted })), counted };
+    const counted2 = [...measured.seeds];
+    return { rows: measured.benchmarks.map((b) => ({ ...b, seeds: counted2 })), counted: counted2 };
   };
   const first = await measure(looks[0].seeds);
   const info = () => ({ seeds: [...totals.seeds], processes: totals.processes, durationMs: totals.durationMs, valgrind: valgrind.version });
-  if (!first.rows.length) {
+  const counted = () => {
     options.log(`counts: ${totals.processes} processes in ${formatDuration(totals.durationMs)}`);
+    if (totals.skipped.length)
+      options.log(
+        `warning: counts: seed(s) ${totals.skipped.join(", ")} not started within the time limit (${formatDuration(config.timeLimitMs)}): ${totals.seeds.length ? `judged on seed(s) ${totals.seeds.join(", ")}, a wider interval` : "nothing is judged"}; raise time-limit or lower micro.seeds`
+      );
+  };
+  if (!first.rows.length) {
+    counted();
     const why = totals.failures.join("\n") || (totals.seeds.length ? "the bench files declare no task" : `the time limit (${formatDuration(config.timeLimitMs)}) started no seed at both revisions`);
     return {
       benchmarks: [failed("counts", void 0, `no task was counted: ${why}`)],
@@ -88398,11 +88405,7 @@ async function countsStage(run, share2, otherFigures, startedAt = run.started) {
     measure,
     options.log
   );
-  options.log(`counts: ${totals.processes} processes in ${formatDuration(totals.durationMs)}`);
-  if (totals.skipped.length)
-    options.log(
-      `warning: counts: seed(s) ${totals.skipped.join(", ")} not started within the time limit (${formatDuration(config.timeLimitMs)}): ${totals.seeds.length ? `judged on seed(s) ${totals.seeds.join(", ")}, a wider interval` : "nothing is judged"}; raise time-limit or lower micro.seeds`
-    );
+  counted();
   return { benchmarks, info: info(), figures, level: familyLevel(config.confidence, figures, looks.at(-1).weight) };
 }
 async function lookAgain(looks, first, judge2, count3, log2) {

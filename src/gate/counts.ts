@@ -72,8 +72,18 @@ export async function countsStage(
   };
   const first = await measure(looks[0]!.seeds);
   const info = () => ({ seeds: [...totals.seeds], processes: totals.processes, durationMs: totals.durationMs, valgrind: valgrind.version });
-  if (!first.rows.length) {
+  // What the processes took, and the seeds the time limit left unstarted (said, never silently fewer).
+  const counted = () => {
     options.log(`counts: ${totals.processes} processes in ${formatDuration(totals.durationMs)}`);
+    if (totals.skipped.length)
+      options.log(
+        `warning: counts: seed(s) ${totals.skipped.join(', ')} not started within the time limit (${formatDuration(config.timeLimitMs)}): ` +
+          `${totals.seeds.length ? `judged on seed(s) ${totals.seeds.join(', ')}, a wider interval` : 'nothing is judged'}; ` +
+          'raise time-limit or lower micro.seeds',
+      );
+  };
+  if (!first.rows.length) {
+    counted();
     // Nothing counted: every process failed, the time limit started none, or no task was declared: never a pass.
     const why =
       totals.failures.join('\n') ||
@@ -109,13 +119,7 @@ export async function countsStage(
     measure,
     options.log,
   );
-  options.log(`counts: ${totals.processes} processes in ${formatDuration(totals.durationMs)}`);
-  if (totals.skipped.length)
-    options.log(
-      `warning: counts: seed(s) ${totals.skipped.join(', ')} not started within the time limit (${formatDuration(config.timeLimitMs)}): ` +
-        `${totals.seeds.length ? `judged on seed(s) ${totals.seeds.join(', ')}, a wider interval` : 'nothing is judged'}; ` +
-        'raise time-limit or lower micro.seeds',
-    );
+  counted();
   return { benchmarks, info: info(), figures, level: familyLevel(config.confidence, figures, looks.at(-1)!.weight) };
 }
 
