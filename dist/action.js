@@ -97663,7 +97663,7 @@ async function lookAgain(looks, first, judge2, count3, log2) {
   const [look, next] = looks;
   const judgedFirst = first.rows.map((row) => judge2(row, look.seeds, look.weight));
   if (!next) return judgedFirst;
-  const open2 = first.rows.filter((row, i2) => !row.error && row.base && row.head && !settledEarly(judgedFirst[i2])).map((row) => row.id);
+  const open2 = first.rows.filter((_, i2) => !settledEarly(judgedFirst[i2])).map((row) => row.id);
   const after = `after seed(s) ${look.seeds.join(", ")}`;
   if (!open2.length) {
     log2(`counts: every row settled ${after} (decided, an interval no wider than its budget): seed(s) ${next.seeds.join(", ")} not needed`);

@@ -147,7 +147,7 @@ export async function lookAgain(
   const [look, next] = looks;
   const judgedFirst = first.rows.map((row) => judge(row, look!.seeds, look!.weight));
   if (!next) return judgedFirst;
-  const open = first.rows.filter((row, i) => !row.error && row.base && row.head && !settledEarly(judgedFirst[i]!)).map((row) => row.id);
+  const open = first.rows.filter((_, i) => !settledEarly(judgedFirst[i]!)).map((row) => row.id);
   const after = `after seed(s) ${look!.seeds.join(', ')}`;
   if (!open.length) {
     log(`counts: every row settled ${after} (decided, an interval no wider than its budget): seed(s) ${next.seeds.join(', ')} not needed`);
@@ -288,17 +288,6 @@ export async function httpCountsStage(
     figures,
     level: level(looks.at(-1)!.weight),
   };
-}
-
-/** The counted load tests' rows, each judged at `level` on its seeds, `seeds` the ones planned (serverRow). */
-export function serverRows(
-  counted: readonly CountedServer[],
-  seeds: readonly number[],
-  config: Pick<Config, 'budget' | 'budgets' | 'timeLimitMs' | 'micro'>,
-  level: number,
-  log: (line: string) => void,
-): ReportBenchmark[] {
-  return counted.map((c) => serverRow(c, seeds, config, level, log));
 }
 
 /**

@@ -12,11 +12,12 @@ import {
   countServers,
   PREWARM_REQUESTS,
   prewarmCycles,
+  type CountedServer,
   type ServerCountPlan,
 } from '../../src/measure/counts/server.js';
 import { readDump, type CountFigures } from '../../src/measure/counts/task.js';
 import type { Config, ExpectedStatus } from '../../src/config/types.js';
-import { serverRows } from '../../src/gate/counts.js';
+import { serverRow } from '../../src/gate/counts.js';
 import { fakeLoadTest, fakeRevision } from '../fakes.js';
 
 const where = 'benchgate.yml: http[0] (todos)';
@@ -381,7 +382,15 @@ describe('readDump (micro.count: instructions or cycles)', () => {
   });
 });
 
-describe('serverRows (the counted load tests in the report)', () => {
+describe('serverRow (the counted load tests in the report)', () => {
+  /** Each load test judged at one look of every planned seed, as the stage's last look does. */
+  const serverRows = (
+    counted: CountedServer[],
+    seeds: number[],
+    config: Parameters<typeof serverRow>[2],
+    level: number,
+    log: (line: string) => void,
+  ) => counted.map((c) => serverRow(c, seeds, config, level, log));
   const config = {
     budget: 0.05,
     budgets: [],
