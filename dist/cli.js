@@ -79318,7 +79318,8 @@ function toReportBenchmark(comparison, http4) {
     ...comparison.note ? { note: comparison.note } : {},
     ...warning ? { warning } : {},
     ...http4 ? { http: http4 } : {},
-    ...comparison.error ? { error: comparison.error } : {}
+    ...comparison.error ? { error: comparison.error } : {},
+    ...comparison.errorAt ? { errorAt: comparison.errorAt } : {}
   };
 }
 function openWhy(comparison) {
@@ -80878,7 +80879,8 @@ function collect(jobs, results) {
     const base2 = side2("base", id, file);
     const head = side2("head", id, file);
     const error = base2.error ?? head.error;
-    return { id, file, base: base2.counts, head: head.counts, ...error ? { error } : {} };
+    const at2 = base2.error && head.counts ? "base" : head.error && base2.counts ? "head" : void 0;
+    return { id, file, base: base2.counts, head: head.counts, ...error ? { error } : {}, ...at2 ? { errorAt: at2 } : {} };
   });
   const counted = new Set(ids.values());
   const failedFiles = /* @__PURE__ */ new Map();
@@ -88081,9 +88083,11 @@ function seedLooks(seeds) {
     { seeds: seeds.slice(EARLY_SEEDS), weight: 0.5 }
   ];
 }
+var SETTLE_WIDTH = 0.5;
 function settledEarly(row) {
   if (!row.change) return true;
-  return row.verdict !== "inconclusive" && row.verdict !== "unmeasured" && row.change.high - row.change.low <= row.budget;
+  const decided = row.verdict !== "inconclusive" && row.verdict !== "unmeasured";
+  return decided && row.change.high - row.change.low <= row.budget * SETTLE_WIDTH;
 }
 function compareCounts(base2, head, budget, level, weight = 1) {
   if (base2.length === 0 || head.length === 0 || ![...base2, ...head].every((x2) => Number.isFinite(x2) && x2 > 0))
@@ -88415,11 +88419,13 @@ async function lookAgain(looks, first, judge2, count3, log2) {
   const open = first.rows.filter((_, i2) => !settledEarly(judgedFirst[i2])).map((row) => row.id);
   const after = `after seed(s) ${look.seeds.join(", ")}`;
   if (!open.length) {
-    log2(`counts: every row settled ${after} (decided, an interval no wider than its budget): seed(s) ${next.seeds.join(", ")} not needed`);
+    log2(
+      `counts: every row settled ${after} (decided, an interval no wider than half its budget): seed(s) ${next.seeds.join(", ")} not needed`
+    );
     return judgedFirst;
   }
   const named = open.length > 3 ? `${open.slice(0, 3).join(", ")} and ${open.length - 3} more` : open.join(", ");
-  log2(`counts: ${open.length} row(s) open or wider than their budget ${after} (${named}): seed(s) ${next.seeds.join(", ")} for them`);
+  log2(`counts: ${open.length} row(s) open or wider than half their budget ${after} (${named}): seed(s) ${next.seeds.join(", ")} for them`);
   const again = await count3(next.seeds, open);
   const planned = [...look.seeds, ...next.seeds];
   return first.rows.map((row, i2) => {
@@ -88445,7 +88451,8 @@ function joinSeeds(first, next, counted) {
       error: `counted under seed(s) ${first.seeds.join(", ")} only, not ${counted.join(", ")}`
     };
   }
-  if (next.error) return { ...first, base: void 0, head: void 0, error: next.error };
+  if (next.error)
+    return { ...first, base: void 0, head: void 0, error: next.error, ...next.errorAt ? { errorAt: next.errorAt } : {} };
   if (!next.seeds.length) return first;
   const side2 = (a, b) => a && b ? { instructions: [...a.instructions, ...b.instructions], unsteady: [...a.unsteady, ...b.unsteady] } : void 0;
   const base2 = side2(first.base, next.base);
@@ -88457,7 +88464,7 @@ function joinSeeds(first, next, counted) {
 function seedPlan(seeds) {
   const [first, next] = seedLooks(seeds);
   if (!next) return `${seeds.length} seed(s) per revision`;
-  return `seeds ${first.seeds.join(", ")} per revision, then ${next.seeds.join(", ")} for the rows they leave open or wider than their budget`;
+  return `seeds ${first.seeds.join(", ")} per revision, then ${next.seeds.join(", ")} for the rows they leave open or wider than half their budget`;
 }
 var unit = (figure) => figure === "cycles" ? "cycles (estimated from callgrind's cache model)" : "instructions";
 function counting(run) {
@@ -88542,7 +88549,7 @@ function cutShort(row, skipped) {
   return { ...row, verdict: "unmeasured", beyondBudget: beyondBudget("unmeasured"), note: [row.note, why].filter(Boolean).join("; ") };
 }
 function judged(b, budget, level, seeds, figure, per = "call", weight = 1) {
-  if (b.error) return failed(b.id, b.file, b.error, budget);
+  if (b.error) return { ...failed(b.id, b.file, b.error, budget), ...b.errorAt ? { errorAt: b.errorAt } : {} };
   const side2 = (of) => of ? {
     instructions: Math.exp(of.instructions.reduce((sum3, x) => sum3 + Math.log(x), 0) / of.instructions.length),
     seeds: of.instructions
@@ -89676,20 +89683,21 @@ function borrowNewFiles(found, tree, log2) {
 function borrowedRow(borrowed) {
   return (row) => {
     if (!borrowed?.length || row.file === null || !borrowed.includes(row.file)) return row;
-    if (row.verdict === "error" && row.error !== void 0 && AT_BASE.test(row.error)) {
-      const { error, ...rest } = row;
+    if (row.verdict === "error" && row.error !== void 0 && row.errorAt === "base") {
+      const rest = { ...row };
+      delete rest.error;
+      delete rest.errorAt;
       return {
         ...rest,
         verdict: "new",
         beyondBudget: null,
-        note: `new at head: base could not run head's copy of its bench file (${error.split("\n")[0]})`
+        note: `new at head: base could not run head's copy of its bench file (${row.error.split("\n")[0]})`
       };
     }
     const said = "new at head: base ran head's copy of its bench file";
     return { ...row, note: row.note ? `${said}; ${row.note}` : said };
   };
 }
-var AT_BASE = /^(at base: |base under seed \d+: )/;
 var NO_TASK = /^(Error: )?it (declares no task|measures in (child processes|worker threads))/;
 async function checkBenchFiles(run, found) {
   const checked = await loadAndCheck(run, found);
@@ -90092,7 +90100,10 @@ function analyze(benchmarks, options) {
       logRatios: benchmark.logRatios,
       confirmation: benchmark.confirmation
     };
-    if (benchmark.error) return { ...common, verdict: "error", change: void 0, error: benchmark.error };
+    if (benchmark.error) {
+      const at2 = benchmark.errorAt ? { errorAt: benchmark.errorAt } : {};
+      return { ...common, verdict: "error", change: void 0, error: benchmark.error, ...at2 };
+    }
     if (!benchmark.base) return { ...common, verdict: "new", change: void 0 };
     if (!benchmark.head) return { ...common, verdict: "removed", change: void 0 };
     const rounds = benchmark.logRatios.length;
@@ -91009,9 +91020,10 @@ async function measureMicro(plan) {
       await confirmUpTo(longer, goOn);
     }
   }
-  for (const [id, message] of errors) {
+  for (const [id, { message, at: at2 }] of errors) {
     const entry = samples.get(id) ?? emptySamples2(id);
     entry.error = message;
+    if (at2) entry.errorAt = at2;
     samples.set(id, entry);
   }
   return {
@@ -91086,8 +91098,11 @@ async function runRound(strategy, round4, order2, job, errors, skip, log2) {
       log2(`round ${round4 + 1}: ${outcome.id}, already decided, failed while warming up and is no longer run (${outcome.message})`);
       continue;
     }
-    errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ""}${outcome.message}`);
+    errors.set(outcome.id, taskError(outcome.message, outcome.revision));
   }
+}
+function taskError(message, at2) {
+  return { message: at2 ? `at ${at2}: ${message}` : message, at: at2 };
 }
 function comparable(tasks, errors) {
   return tasks.filter((task) => task.base && task.head && !task.error && !errors.has(task.id)).length;
@@ -91095,7 +91110,7 @@ function comparable(tasks, errors) {
 function record2(samples, task, errors, skip, into) {
   if (errors.has(task.id)) return;
   if (task.error) {
-    errors.set(task.id, `at ${task.error.revision}: ${task.error.message}`);
+    errors.set(task.id, taskError(task.error.message, task.error.revision));
     skip.add(task.id);
     return;
   }
@@ -91133,7 +91148,7 @@ async function explainLoadErrors(files, plan, spawn3, errors, skip) {
     plan.log(message);
     const ids = other2 ? taskIds({ file: failed2.file, tasks: other2.tasks }) : [failed2.file];
     for (const id of ids) {
-      errors.set(id, message);
+      errors.set(id, { message, at: other2 ? failed2.revision : void 0 });
       skip.add(id);
     }
   }
@@ -93833,6 +93848,14 @@ var report_schema_default = {
         error: {
           type: "string",
           maxLength: 16384
+        },
+        errorAt: {
+          type: "string",
+          enum: [
+            "base",
+            "head"
+          ],
+          description: "An error at one revision alone (the other ran the benchmark): which. Absent where both failed, or it is not known."
         }
       },
       required: [

@@ -150,11 +150,13 @@ export async function lookAgain(
   const open = first.rows.filter((_, i) => !settledEarly(judgedFirst[i]!)).map((row) => row.id);
   const after = `after seed(s) ${look!.seeds.join(', ')}`;
   if (!open.length) {
-    log(`counts: every row settled ${after} (decided, an interval no wider than its budget): seed(s) ${next.seeds.join(', ')} not needed`);
+    log(
+      `counts: every row settled ${after} (decided, an interval no wider than half its budget): seed(s) ${next.seeds.join(', ')} not needed`,
+    );
     return judgedFirst;
   }
   const named = open.length > 3 ? `${open.slice(0, 3).join(', ')} and ${open.length - 3} more` : open.join(', ');
-  log(`counts: ${open.length} row(s) open or wider than their budget ${after} (${named}): seed(s) ${next.seeds.join(', ')} for them`);
+  log(`counts: ${open.length} row(s) open or wider than half their budget ${after} (${named}): seed(s) ${next.seeds.join(', ')} for them`);
   const again = await count(next.seeds, open);
   const planned = [...look!.seeds, ...next.seeds];
   return first.rows.map((row, i) => {
@@ -182,7 +184,8 @@ export function joinSeeds(first: SeededRow, next: SeededRow | undefined, counted
       error: `counted under seed(s) ${first.seeds.join(', ')} only, not ${counted.join(', ')}`,
     };
   }
-  if (next.error) return { ...first, base: undefined, head: undefined, error: next.error };
+  if (next.error)
+    return { ...first, base: undefined, head: undefined, error: next.error, ...(next.errorAt ? { errorAt: next.errorAt } : {}) };
   if (!next.seeds.length) return first;
   const side = (a: SideCounts | undefined, b: SideCounts | undefined): SideCounts | undefined =>
     a && b ? { instructions: [...a.instructions, ...b.instructions], unsteady: [...a.unsteady, ...b.unsteady] } : undefined;
@@ -197,7 +200,7 @@ export function joinSeeds(first: SeededRow, next: SeededRow | undefined, counted
 function seedPlan(seeds: readonly number[]): string {
   const [first, next] = seedLooks(seeds);
   if (!next) return `${seeds.length} seed(s) per revision`;
-  return `seeds ${first!.seeds.join(', ')} per revision, then ${next.seeds.join(', ')} for the rows they leave open or wider than their budget`;
+  return `seeds ${first!.seeds.join(', ')} per revision, then ${next.seeds.join(', ')} for the rows they leave open or wider than half their budget`;
 }
 
 const unit = (figure: CountedFigure) => (figure === 'cycles' ? "cycles (estimated from callgrind's cache model)" : 'instructions');
@@ -335,7 +338,7 @@ function judged(
   per: 'call' | 'request' = 'call',
   weight = 1,
 ): ReportBenchmark {
-  if (b.error) return failed(b.id, b.file, b.error, budget);
+  if (b.error) return { ...failed(b.id, b.file, b.error, budget), ...(b.errorAt ? { errorAt: b.errorAt } : {}) };
   // Each side's cell is the geometric mean of its seeds' counts, as the change is the mean of the seeds' log ratios:
   // head's cell is base's moved by the change (seeds of 10k and 20k at base, 10k and 10k at head, read +41.4%: an
   // arithmetic mean printed 15.0k → 10.0k beside it, the geometric 14.1k → 10.0k).

@@ -104,24 +104,27 @@ export function borrowNewFiles(found: FoundFiles, tree: { base: Revision; head: 
  * base does not have) reads `new`, as it would have without the copy, never an error that fails the run.
  */
 export function borrowedRow(borrowed: readonly string[] | undefined) {
-  return <T extends { file: string | null; verdict: string; error?: string | undefined; note?: string | undefined }>(row: T): T => {
+  return <
+    T extends { file: string | null; verdict: string; error?: string | undefined; errorAt?: string | undefined; note?: string | undefined },
+  >(
+    row: T,
+  ): T => {
     if (!borrowed?.length || row.file === null || !borrowed.includes(row.file)) return row;
-    if (row.verdict === 'error' && row.error !== undefined && AT_BASE.test(row.error)) {
-      const { error, ...rest } = row;
+    if (row.verdict === 'error' && row.error !== undefined && row.errorAt === 'base') {
+      const rest = { ...row };
+      delete rest.error;
+      delete rest.errorAt;
       return {
         ...rest,
         verdict: 'new',
         beyondBudget: null,
-        note: `new at head: base could not run head's copy of its bench file (${error.split('\n')[0]})`,
-      } as unknown as T;
+        note: `new at head: base could not run head's copy of its bench file (${row.error.split('\n')[0]})`,
+      };
     }
     const said = "new at head: base ran head's copy of its bench file";
     return { ...row, note: row.note ? `${said}; ${row.note}` : said };
   };
 }
-
-/** An error at base alone, as time mode ("at base: …") and counts mode ("base under seed 2: …") word it. */
-const AT_BASE = /^(at base: |base under seed \d+: )/;
 
 /** A file that loads without declaring anything benchgate can time: what a helper script in bench/ does. */
 const NO_TASK = /^(Error: )?it (declares no task|measures in (child processes|worker threads))/;

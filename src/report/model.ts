@@ -109,6 +109,8 @@ export interface ReportBenchmark {
    */
   beside?: Beside;
   error?: string;
+  /** An error at one revision alone (the other ran the benchmark): which. Absent where both failed, or it is not known. */
+  errorAt?: 'base' | 'head';
 }
 
 export interface Beside {
@@ -326,6 +328,7 @@ export function toReportBenchmark(comparison: Comparison, http?: HttpDetails): R
     ...(warning ? { warning } : {}),
     ...(http ? { http } : {}),
     ...(comparison.error ? { error: comparison.error } : {}),
+    ...(comparison.errorAt ? { errorAt: comparison.errorAt } : {}),
   };
 }
 

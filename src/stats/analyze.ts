@@ -86,6 +86,8 @@ export interface Comparison {
    */
   confirmFirst?: number | undefined;
   error?: string | undefined;
+  /** The revision that failed, where the other ran it (BenchmarkSamples.errorAt). */
+  errorAt?: 'base' | 'head' | undefined;
 }
 
 export interface LatencyComparison {
@@ -205,7 +207,10 @@ export function analyze(benchmarks: readonly BenchmarkSamples[], options: Analyz
       logRatios: benchmark.logRatios,
       confirmation: benchmark.confirmation,
     };
-    if (benchmark.error) return { ...common, verdict: 'error', change: undefined, error: benchmark.error };
+    if (benchmark.error) {
+      const at = benchmark.errorAt ? { errorAt: benchmark.errorAt } : {};
+      return { ...common, verdict: 'error', change: undefined, error: benchmark.error, ...at };
+    }
     if (!benchmark.base) return { ...common, verdict: 'new', change: undefined };
     if (!benchmark.head) return { ...common, verdict: 'removed', change: undefined };
     const rounds = benchmark.logRatios.length;

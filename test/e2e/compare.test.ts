@@ -275,7 +275,8 @@ describe('benchgate compare, through the real CLI', () => {
     const report = readJson(path.join(repo, 'report.json'));
     expect(report.verdict).toBe('error');
     const byId = Object.fromEntries(report.benchmarks.map((b: { id: string }) => [b.id, b]));
-    expect(byId['bench/parse.bench.js > parse query']).toMatchObject({ verdict: 'error' });
+    // The side that failed is a field of the row too (base ran it), not only the message's first words.
+    expect(byId['bench/parse.bench.js > parse query']).toMatchObject({ verdict: 'error', errorAt: 'head' });
     expect(byId['bench/parse.bench.js > parse query'].error).toMatch(
       /^at head: TypeError: query parser not configured\n +at .*bench\/parse\.bench\.js:6:\d+/,
     );

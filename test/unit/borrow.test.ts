@@ -62,26 +62,28 @@ describe("a bench file new at head: base runs head's copy", () => {
 
   it('says so on its rows, and turns an error at base alone into new, never an error that fails the run', () => {
     const mark = borrowedRow(['bench/b.bench.js']);
-    const row: { file: string; verdict: string; beyondBudget: string | null; note?: string; error?: string } = {
+    const row: { file: string; verdict: string; beyondBudget: string | null; note?: string; error?: string; errorAt?: string } = {
       file: 'bench/b.bench.js',
       verdict: 'unchanged',
       beyondBudget: 'no',
     };
     expect(mark(row).note).toBe("new at head: base ran head's copy of its bench file");
     expect(mark({ ...row, note: 'open' }).note).toBe("new at head: base ran head's copy of its bench file; open");
+    // The side is the measure's word (errorAt, time and counts alike), not the message's.
     for (const error of ['at base: TypeError: x is not a function\n    at …', 'base under seed 2: TypeError: x is not a function']) {
-      const failed = mark({ ...row, verdict: 'error', beyondBudget: null, error });
+      const failed = mark({ ...row, verdict: 'error', beyondBudget: null, error, errorAt: 'base' });
       expect(failed).toMatchObject({ verdict: 'new', beyondBudget: null });
       expect(failed.error).toBeUndefined();
+      expect(failed.errorAt).toBeUndefined();
       expect(failed.note).toMatch(
         /^new at head: base could not run head's copy of its bench file \((at base|base under seed 2): TypeError: x is not a function\)$/,
       );
     }
-    // An error at head is head's: it stays, and fails the run.
-    expect(mark({ ...row, verdict: 'error', error: 'at head: TypeError: boom' })).toMatchObject({
-      verdict: 'error',
-      error: 'at head: TypeError: boom',
-    });
+    // An error at head is head's, and one at both (or not known to be base's alone) fails the run whatever it says.
+    for (const errorAt of ['head', undefined]) {
+      const failed = { ...row, verdict: 'error', error: 'at base: TypeError: boom', ...(errorAt ? { errorAt } : {}) };
+      expect(mark(failed)).toMatchObject({ verdict: 'error', error: 'at base: TypeError: boom' });
+    }
     // Rows of other files, and runs that borrowed nothing, are left alone.
     const other = { file: 'bench/a.bench.js', verdict: 'error', error: 'at base: boom' };
     expect(mark(other)).toBe(other);

@@ -32,11 +32,14 @@ describe('adaptive seeds: a look after 2 seeds, the rest only for the rows it le
     expect(seedLooks([1, 2])).toEqual([{ seeds: [1, 2], weight: 1 }]);
   });
 
-  it('stops a row early only where it is decided and its interval is no wider than its budget', () => {
+  it('stops a row early only where it is decided and its interval is no wider than half its budget', () => {
     const change = (low: number, high: number) => ({ low, high });
-    expect(settledEarly({ verdict: 'regression', change: change(-0.06, -0.04), budget: 0.03 })).toBe(true);
-    // Decided, but 4 points wide at a 3% budget: the next seed narrows the estimate.
-    expect(settledEarly({ verdict: 'regression', change: change(-0.08, -0.04), budget: 0.03 })).toBe(false);
+    expect(settledEarly({ verdict: 'regression', change: change(-0.055, -0.045), budget: 0.03 })).toBe(true);
+    expect(settledEarly({ verdict: 'improvement', change: change(0.09, 0.1), budget: 0.05 })).toBe(true);
+    // Decided, but 2 points wide at a 3% budget (the budget's rule settled it): the next seed narrows the estimate.
+    expect(settledEarly({ verdict: 'regression', change: change(-0.06, -0.04), budget: 0.03 })).toBe(false);
+    // hapi 6b67d24 after two seeds at a 5% budget: certain, not yet quotable.
+    expect(settledEarly({ verdict: 'improvement', change: change(0.079, 0.122), budget: 0.05 })).toBe(false);
     expect(settledEarly({ verdict: 'inconclusive', change: change(-0.04, 0.01), budget: 0.03 })).toBe(false);
     expect(settledEarly({ verdict: 'unmeasured', change: change(-0.01, -0.01), budget: 0.03 })).toBe(false);
     // No change to narrow (new, removed, an error): nothing more to count.
@@ -85,7 +88,7 @@ describe('adaptive seeds: a look after 2 seeds, the rest only for the rows it le
     expect(wide!.change!.high - wide!.change!.low).toBeLessThan(0.03);
     expect(open!.counts!.seeds).toEqual([1, 2, 3]);
     expect(lines).toEqual([
-      'counts: 2 row(s) open or wider than their budget after seed(s) 1, 2 (http > wide, http > open): seed(s) 3 for them',
+      'counts: 2 row(s) open or wider than half their budget after seed(s) 1, 2 (http > wide, http > open): seed(s) 3 for them',
     ]);
   });
 
@@ -105,7 +108,7 @@ describe('adaptive seeds: a look after 2 seeds, the rest only for the rows it le
     expect(counted).toBe(0);
     expect(results[0]).toMatchObject({ verdict: 'unchanged', counts: { seeds: [1, 2] } });
     expect(lines).toEqual([
-      'counts: every row settled after seed(s) 1, 2 (decided, an interval no wider than its budget): seed(s) 3 not needed',
+      'counts: every row settled after seed(s) 1, 2 (decided, an interval no wider than half its budget): seed(s) 3 not needed',
     ]);
   });
 

@@ -161,6 +161,27 @@ describe('collect: every bench file gets a row, and no uncounted task reads as n
     expect(y.error).toBe('head declared it under seed(s) 1 only, not 2');
   });
 
+  it('names the revision a task failed at where the other counted it under every seed (errorAt), and none where both failed', () => {
+    const jobs = [job('base', 1, ['a.js']), job('head', 1, ['a.js']), job('base', 2, ['a.js']), job('head', 2, ['a.js'])];
+    const failing = (label: 'base' | 'head') => (j: Job) => ({
+      counts: [
+        j.revision.label === label && j.seed === 2
+          ? { ...count('a.js > x'), instructions: undefined, error: 'TypeError: boom' }
+          : count('a.js > x'),
+      ],
+    });
+    const atBase = collect(jobs, new Map<Job, Outcome>(jobs.map((j) => [j, failing('base')(j)])))[0]!;
+    expect(atBase).toMatchObject({ error: 'base under seed 2: TypeError: boom', errorAt: 'base', head: { instructions: [100, 100] } });
+    const atHead = collect(jobs, new Map<Job, Outcome>(jobs.map((j) => [j, failing('head')(j)])))[0]!;
+    expect(atHead).toMatchObject({ error: 'head under seed 2: TypeError: boom', errorAt: 'head' });
+    const both = collect(
+      jobs,
+      new Map<Job, Outcome>(jobs.map((j) => [j, { counts: [{ ...count('a.js > x'), instructions: undefined, error: 'boom' }] }])),
+    )[0]!;
+    expect(both.error).toBe('base under seed 1: boom');
+    expect(both.errorAt).toBeUndefined();
+  });
+
   it('keeps a task every seed declared at head only as new (no base side), counted', () => {
     const jobs = [job('base', 1, ['a.js']), job('head', 1, ['a.js']), job('base', 2, ['a.js']), job('head', 2, ['a.js'])];
     const results = new Map<Job, Outcome>(jobs.map((j) => [j, { counts: j.revision.label === 'head' ? [count('a.js > z', 50)] : [] }]));

@@ -527,10 +527,32 @@ describe('failing benchmark processes', () => {
     const result = await measureMicro(planFor(fake, { rounds: 6 }));
     const { a, quits } = byId(result.benchmarks);
     expect(quits!.error).toBe("at head: exited with code 7 while running 'bench/a.bench.js > quits'");
+    // Which revision failed is said as a field too, not left to the message's wording (gate/files.ts reads it).
+    expect(quits!.errorAt).toBe('head');
     expect(a!.logRatios).toHaveLength(6);
     // One failed attempt, then every round without it.
     expect(fake.jobs).toHaveLength(7);
     expect(fake.jobs.slice(1).every((job) => job.skip.includes(id('quits')))).toBe(true);
+  });
+
+  it("names the revision of a task that threw at one revision alone (errorAt), as the report's row does", async () => {
+    const fake = fakeProcesses(['a', 'b']);
+    const spawn = fake.spawn;
+    fake.spawn = async (job) => {
+      const outcome = await spawn(job);
+      if (!outcome.ok) return outcome;
+      const tasks = outcome.tasks.map((task) =>
+        task.id === id('b')
+          ? { id: task.id, batch: task.batch, blocks: 0, error: { revision: 'base' as const, message: 'TypeError: f is not a function' } }
+          : task,
+      );
+      return { ...outcome, tasks };
+    };
+    const { a, b } = byId((await measureMicro(planFor(fake, { rounds: 4 }))).benchmarks);
+    expect(b).toMatchObject({ error: 'at base: TypeError: f is not a function', errorAt: 'base' });
+    expect(a!.error).toBeUndefined();
+    expect(a!.errorAt).toBeUndefined();
+    expect(a!.logRatios.length).toBeGreaterThanOrEqual(4);
   });
 
   it('stops warming up a decided task that crashes its process, and keeps the verdict its rounds gave', async () => {

@@ -50,6 +50,8 @@ export interface CountedBenchmark {
   head: SideCounts | undefined;
   /** A revision's process or task failed under some seed: no figure, never a pass. */
   error?: string;
+  /** The revision that failed, where the other counted it (the report's errorAt). */
+  errorAt?: RevisionLabel;
 }
 
 export interface CountMeasurement {
@@ -233,7 +235,9 @@ export function collect(jobs: Job[], results: Map<Job, Outcome>): CountedBenchma
       const base = side('base', id, file);
       const head = side('head', id, file);
       const error = base.error ?? head.error;
-      return { id, file, base: base.counts, head: head.counts, ...(error ? { error } : {}) };
+      // One revision alone failed where the other has every seed's count (a task only head's copy of a file can run).
+      const at = base.error && head.counts ? 'base' : head.error && base.counts ? 'head' : undefined;
+      return { id, file, base: base.counts, head: head.counts, ...(error ? { error } : {}), ...(at ? { errorAt: at } : {}) };
     });
   const counted = new Set(ids.values());
   const failedFiles = new Map<string, string>();

@@ -5,7 +5,7 @@ import { reversedAt } from '../../stats/solo.js';
 import { MAX_PROCESSES_PER_ROUND, type Isolation } from '../../config/types.js';
 import { busyBetween, sampleCpu, type RoundConditions } from '../conditions.js';
 import { firstGroup, wholeGroup } from '../confirmation.js';
-import type { Revision } from '../../checkout/revisions.js';
+import type { Revision, RevisionLabel } from '../../checkout/revisions.js';
 import { UserError } from '../../util/errors.js';
 import { formatDuration } from '../../util/format.js';
 import type { BenchmarkSamples, Measurement, MeasureProgress } from '../types.js';
@@ -213,7 +213,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const samples = new Map<string, BenchmarkSamples>();
   const batches: Record<string, number> = {};
   const skip = new Set<string>(plan.skip);
-  const errors = new Map<string, string>();
+  const errors = new Map<string, TaskError>();
   let plannedRounds = plan.rounds;
   let rounds = 0;
   // Benchmark processes (pairs in process isolation) run so far, which alternate the revision loaded first,
@@ -449,9 +449,10 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
       await confirmUpTo(longer, goOn);
     }
   }
-  for (const [id, message] of errors) {
+  for (const [id, { message, at }] of errors) {
     const entry = samples.get(id) ?? emptySamples(id);
     entry.error = message;
+    if (at) entry.errorAt = at;
     samples.set(id, entry);
   }
   return {
@@ -546,7 +547,7 @@ async function runRound(
   round: number,
   order: number,
   job: Omit<MicroJob, 'sides'>,
-  errors: Map<string, string>,
+  errors: Map<string, TaskError>,
   skip: Set<string>,
   log: (line: string) => void,
 ): Promise<RoundOutcome> {
@@ -565,25 +566,35 @@ async function runRound(
       continue;
     }
     // Blame the task it was running, and run the round again without it.
-    errors.set(outcome.id, `${outcome.revision ? `at ${outcome.revision}: ` : ''}${outcome.message}`);
+    errors.set(outcome.id, taskError(outcome.message, outcome.revision));
   }
 }
 
+/** A task's failure, and the revision it failed at where one did alone (the report's errorAt). */
+interface TaskError {
+  message: string;
+  at?: RevisionLabel | undefined;
+}
+
+function taskError(message: string, at: RevisionLabel | undefined): TaskError {
+  return { message: at ? `at ${at}: ${message}` : message, at };
+}
+
 /** Benchmarks that exist on both sides and have not failed: the family the confidence is shared across. */
-function comparable(tasks: TaskOutcome[], errors: Map<string, string>): number {
+function comparable(tasks: TaskOutcome[], errors: Map<string, TaskError>): number {
   return tasks.filter((task) => task.base && task.head && !task.error && !errors.has(task.id)).length;
 }
 
 function record(
   samples: Map<string, BenchmarkSamples>,
   task: TaskOutcome,
-  errors: Map<string, string>,
+  errors: Map<string, TaskError>,
   skip: Set<string>,
   into: 'main' | 'confirmation',
 ): void {
   if (errors.has(task.id)) return;
   if (task.error) {
-    errors.set(task.id, `at ${task.error.revision}: ${task.error.message}`);
+    errors.set(task.id, taskError(task.error.message, task.error.revision));
     skip.add(task.id);
     return;
   }
@@ -614,7 +625,7 @@ async function explainLoadErrors(
   files: FileLoad[],
   plan: MicroPlan,
   spawn: (job: MicroJob) => Promise<ProcessOutcome>,
-  errors: Map<string, string>,
+  errors: Map<string, TaskError>,
   skip: Set<string>,
 ): Promise<void> {
   for (const failed of files.filter((file) => file.error)) {
@@ -638,7 +649,7 @@ async function explainLoadErrors(
     plan.log(message);
     const ids = other ? taskIds({ file: failed.file, tasks: other.tasks }) : [failed.file];
     for (const id of ids) {
-      errors.set(id, message);
+      errors.set(id, { message, at: other ? failed.revision : undefined });
       skip.add(id);
     }
   }
