@@ -102770,7 +102770,7 @@ var report_schema_default = {
             "base",
             "head"
           ],
-          description: "An error at one revision alone (the other ran the benchmark): which. Absent where both failed, or it is not known."
+          description: "The revision the error was met at, where it was one (base | head); absent where both failed, or it is not known."
         }
       },
       required: [

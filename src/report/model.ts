@@ -109,7 +109,7 @@ export interface ReportBenchmark {
    */
   beside?: Beside;
   error?: string;
-  /** An error at one revision alone (the other ran the benchmark): which. Absent where both failed, or it is not known. */
+  /** The revision the error was met at, where it was one (base | head); absent where both failed, or it is not known. */
   errorAt?: 'base' | 'head';
 }
 

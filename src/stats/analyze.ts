@@ -86,7 +86,7 @@ export interface Comparison {
    */
   confirmFirst?: number | undefined;
   error?: string | undefined;
-  /** The revision that failed, where the other ran it (BenchmarkSamples.errorAt). */
+  /** The revision it failed at (BenchmarkSamples.errorAt). */
   errorAt?: 'base' | 'head' | undefined;
 }
 

@@ -36,7 +36,7 @@ export interface Samples {
   head: SideSamples | undefined;
   /** Set when a revision failed to run it; it gets an `error` verdict. */
   error?: string | undefined;
-  /** The revision that failed, where one did and the other ran it (undefined: both, or not known). */
+  /** The revision it failed at, where it was one (undefined: both, or not known). */
   errorAt?: 'base' | 'head' | undefined;
   /** HTTP only: per-round ln(head / base) of each latency figure (higher is slower). */
   latency?: Record<LatencyStat, number[]> | undefined;

@@ -570,7 +570,7 @@ async function runRound(
   }
 }
 
-/** A task's failure, and the revision it failed at where one did alone (the report's errorAt). */
+/** A task's failure, and the revision it failed at where it was one (the report's errorAt). */
 interface TaskError {
   message: string;
   at?: RevisionLabel | undefined;
