@@ -88549,7 +88549,6 @@ function cutShort(row, skipped) {
   return { ...row, verdict: "unmeasured", beyondBudget: beyondBudget("unmeasured"), note: [row.note, why].filter(Boolean).join("; ") };
 }
 function judged(b, budget, level, seeds, figure, per = "call", weight = 1) {
-  if (b.error) return { ...failed(b.id, b.file, b.error, budget), ...b.errorAt ? { errorAt: b.errorAt } : {} };
   const side2 = (of) => of ? {
     instructions: Math.exp(of.instructions.reduce((sum3, x) => sum3 + Math.log(x), 0) / of.instructions.length),
     seeds: of.instructions
@@ -88565,6 +88564,10 @@ function judged(b, budget, level, seeds, figure, per = "call", weight = 1) {
     seeds,
     ...Object.keys(unsteady).length ? { unsteady } : {}
   };
+  if (b.error) {
+    const row = { ...failed(b.id, b.file, b.error, budget), ...b.errorAt ? { errorAt: b.errorAt } : {} };
+    return b.errorAt === "base" && b.head ? { ...row, counts: { ...counts, base: null } } : row;
+  }
   const common = { id: b.id, kind: "micro", file: b.file, budget, base: null, head: null, counts, resolvable: null };
   if (!b.base || !b.head) return { ...common, verdict: b.base ? "removed" : "new", beyondBudget: null, change: null, rounds: [] };
   const result = compareCounts(b.base.instructions, b.head.instructions, budget, level, weight);
@@ -90829,6 +90832,7 @@ async function measureMicro(plan) {
   const batches = {};
   const skip = new Set(plan.skip);
   const errors = /* @__PURE__ */ new Map();
+  const headAlone = new HeadAlone(plan.borrowed);
   let plannedRounds = plan.rounds;
   let rounds = 0;
   let processes = 0;
@@ -90865,6 +90869,7 @@ async function measureMicro(plan) {
         settings: plan.settings,
         batches,
         skip: [...skipNow],
+        ...headAlone.job(),
         decided: decidedNow,
         isolates: plan.isolation === "thread" ? "files" : "workers",
         ...taskTimes ? { taskTimes } : {}
@@ -90894,7 +90899,7 @@ async function measureMicro(plan) {
     }
     for (const task of outcome.tasks) {
       batches[task.id] ??= task.batch;
-      record2(samples, task, errors, skip, into);
+      record2(samples, task, errors, skip, into, headAlone);
     }
     conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
   };
@@ -91107,11 +91112,33 @@ function taskError(message, at2) {
 function comparable(tasks, errors) {
   return tasks.filter((task) => task.base && task.head && !task.error && !errors.has(task.id)).length;
 }
-function record2(samples, task, errors, skip, into) {
-  if (errors.has(task.id)) return;
+var HeadAlone = class {
+  constructor(files = []) {
+    this.files = files;
+  }
+  files;
+  ids = /* @__PURE__ */ new Set();
+  /** Whether a task's failure leaves it to head alone (true), or ends it (false). */
+  failed(id, at2) {
+    if (at2 === "base" && !this.ids.has(id) && this.files.includes(id.slice(0, id.indexOf(ID_SEPARATOR)))) {
+      this.ids.add(id);
+      return true;
+    }
+    this.ids.delete(id);
+    return false;
+  }
+  has(id) {
+    return this.ids.has(id);
+  }
+  job() {
+    return this.ids.size ? { headAlone: [...this.ids] } : {};
+  }
+};
+function record2(samples, task, errors, skip, into, headAlone) {
+  if (errors.has(task.id) && !headAlone.has(task.id)) return;
   if (task.error) {
     errors.set(task.id, taskError(task.error.message, task.error.revision));
-    skip.add(task.id);
+    if (!headAlone.failed(task.id, task.error.revision)) skip.add(task.id);
     return;
   }
   const entry = samples.get(task.id) ?? emptySamples2(task.id);
@@ -91155,7 +91182,7 @@ async function explainLoadErrors(files, plan, spawn3, errors, skip) {
 }
 
 // src/gate/micro.ts
-async function measureMicroStage(run, files, skip = []) {
+async function measureMicroStage(run, files, skip = [], borrowed) {
   const { config, plan, options } = run;
   const family = plan.familyFigures === void 0 ? { otherFigures: plan.otherFigures } : { figures: plan.familyFigures };
   const verdicts = (partial) => analyze(partial, { ...plan.analyzeOptions, ...family });
@@ -91166,6 +91193,7 @@ async function measureMicroStage(run, files, skip = []) {
     ...microProcesses(run, files),
     isolation: config.micro.isolation,
     skip,
+    ...borrowed?.length ? { borrowed } : {},
     maxProcesses: config.micro.maxProcesses,
     rounds: plan.rounds,
     minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.otherFigures),
@@ -92139,7 +92167,7 @@ async function runGate(options) {
     };
     const files = part.files;
     const { timed: toTime, counted: toCount } = split2;
-    const micro = toTime ? await measureMicroStage(run, toTime.files, toTime.skip) : void 0;
+    const micro = toTime ? await measureMicroStage(run, toTime.files, toTime.skip, found?.borrowed) : void 0;
     const http4 = run.config.http.length ? await measureHttpStage(run, micro) : void 0;
     const countsFrom = micro ? now() : run.started;
     const counted = toCount ? await countsStage(run, toCount, (http4 ? plannedFigures(run.config.http) : 0) + (toTime?.only ?? 0), countsFrom) : void 0;

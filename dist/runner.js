@@ -3798,7 +3798,8 @@ async function runJob(job) {
   const { files, byId, withWorkers, sharedChanged } = await loadSides(job.sides);
   const isolating = sharedChanged ? "files" : job.isolates;
   const tasks = [];
-  const declared = [...byId].filter(([id]) => !job.skip.includes(id));
+  const headAlone = new Set(job.headAlone);
+  const declared = [...byId].filter(([id]) => !job.skip.includes(id)).map(([id, sides]) => [id, headAlone.has(id) ? sides.filter((side) => side.revision === "head") : sides]).filter(([, sides]) => sides.length > 0);
   const run = job.reverse ? declared.reverse() : declared;
   const decided = new Set(job.decided);
   const fileOf = (id) => id.slice(0, id.indexOf(ID_SEPARATOR));

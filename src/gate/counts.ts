@@ -338,7 +338,6 @@ function judged(
   per: 'call' | 'request' = 'call',
   weight = 1,
 ): ReportBenchmark {
-  if (b.error) return { ...failed(b.id, b.file, b.error, budget), ...(b.errorAt ? { errorAt: b.errorAt } : {}) };
   // Each side's cell is the geometric mean of its seeds' counts, as the change is the mean of the seeds' log ratios:
   // head's cell is base's moved by the change (seeds of 10k and 20k at base, 10k and 10k at head, read +41.4%: an
   // arithmetic mean printed 15.0k → 10.0k beside it, the geometric 14.1k → 10.0k).
@@ -360,6 +359,11 @@ function judged(
     seeds,
     ...(Object.keys(unsteady).length ? { unsteady } : {}),
   };
+  if (b.error) {
+    const row = { ...failed(b.id, b.file, b.error, budget), ...(b.errorAt ? { errorAt: b.errorAt } : {}) };
+    // Base alone failed where head has every seed's count (a task of a bench file new at head): head's count stays.
+    return b.errorAt === 'base' && b.head ? { ...row, counts: { ...counts, base: null } } : row;
+  }
   const common = { id: b.id, kind: 'micro' as const, file: b.file, budget, base: null, head: null, counts, resolvable: null };
   if (!b.base || !b.head) return { ...common, verdict: b.base ? 'removed' : 'new', beyondBudget: null, change: null, rounds: [] };
   const result = compareCounts(b.base.instructions, b.head.instructions, budget, level, weight);

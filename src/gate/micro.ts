@@ -6,11 +6,15 @@ import { roundsToConfirm } from '../stats/power.js';
 import { MEASURE_DEFAULTS } from './options.js';
 import { type RunContext, settled, timeHint } from './plan.js';
 
-/** The micro-benchmark rounds; every look judges with the HTTP figures counted in, as they are planned. `skip`: tasks left to counts. */
+/**
+ * The micro-benchmark rounds; every look judges with the HTTP figures counted in, as they are planned. `skip`: tasks
+ * left to counts. `borrowed`: bench files new at head that base runs head's copy of (gate/files.ts).
+ */
 export async function measureMicroStage(
   run: RunContext,
   files: { base: string[]; head: string[] },
   skip: readonly string[] = [],
+  borrowed?: readonly string[],
 ): Promise<Measurement> {
   const { config, plan, options } = run;
   const family = plan.familyFigures === undefined ? { otherFigures: plan.otherFigures } : { figures: plan.familyFigures };
@@ -25,6 +29,7 @@ export async function measureMicroStage(
     ...microProcesses(run, files),
     isolation: config.micro.isolation,
     skip,
+    ...(borrowed?.length ? { borrowed } : {}),
     maxProcesses: config.micro.maxProcesses,
     rounds: plan.rounds,
     minimumRounds: (benchmarks) => plan.rule.minimumRounds(plan.familyFigures ?? benchmarks + plan.otherFigures),

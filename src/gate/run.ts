@@ -96,7 +96,7 @@ export async function runGate(options: GateOptions): Promise<Report> {
     };
     const files = part.files;
     const { timed: toTime, counted: toCount } = split;
-    const micro = toTime ? await measureMicroStage(run, toTime.files, toTime.skip) : undefined;
+    const micro = toTime ? await measureMicroStage(run, toTime.files, toTime.skip, found?.borrowed) : undefined;
     const http = run.config.http.length ? await measureHttpStage(run, micro) : undefined;
     // Counted after the timed rounds (measure: both, or some tasks timed), under a time limit of its own.
     const countsFrom = micro ? now() : run.started;

@@ -550,9 +550,58 @@ describe('failing benchmark processes', () => {
     };
     const { a, b } = byId((await measureMicro(planFor(fake, { rounds: 4 }))).benchmarks);
     expect(b).toMatchObject({ error: 'at base: TypeError: f is not a function', errorAt: 'base' });
+    // Not a file new at head: the task is left out at both revisions from then on.
+    expect(b!.head).toBeUndefined();
     expect(a!.error).toBeUndefined();
     expect(a!.errorAt).toBeUndefined();
     expect(a!.logRatios.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('goes on measuring at head alone a task of a bench file new at head that throws at base (MicroPlan.borrowed)', async () => {
+    const fake = fakeProcesses(['a', 'b']);
+    const spawn = fake.spawn;
+    const jobs: MicroJob[] = [];
+    fake.spawn = async (job) => {
+      jobs.push(structuredClone(job));
+      const outcome = await spawn(job);
+      if (!outcome.ok) return outcome;
+      const alone = job.headAlone?.includes(id('b'));
+      const tasks = outcome.tasks.map((task): TaskOutcome => {
+        if (task.id !== id('b')) return task;
+        // Base's copy calls what base lacks; head's runs. A job that leaves base out measures head alone.
+        if (alone) return { id: task.id, batch: task.batch, blocks: 10, head: { opsPerSec: 500, calls: 1000 } };
+        return { id: task.id, batch: task.batch, blocks: 0, error: { revision: 'base', message: 'TypeError: f is not a function' } };
+      });
+      return { ...outcome, tasks };
+    };
+    const { a, b } = byId((await measureMicro(planFor(fake, { rounds: 4, borrowed: [FILE] }))).benchmarks);
+    expect(b).toMatchObject({ error: 'at base: TypeError: f is not a function', errorAt: 'base', base: undefined });
+    expect(b!.head!.opsPerSec.length).toBeGreaterThanOrEqual(3);
+    expect(b!.head!.opsPerSec.every((x) => x === 500)).toBe(true);
+    expect(b!.logRatios).toEqual([]);
+    // The first round ran it at both; every later one at head alone, never skipped.
+    expect(jobs[0]!.headAlone).toBeUndefined();
+    expect(jobs.slice(1).every((job) => job.headAlone?.includes(id('b')) && !job.skip.includes(id('b')))).toBe(true);
+    expect(a!.logRatios.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('ends a task of a bench file new at head that throws at head alone too: an error at head, which fails the run', async () => {
+    const fake = fakeProcesses(['a', 'b']);
+    const spawn = fake.spawn;
+    fake.spawn = async (job) => {
+      const outcome = await spawn(job);
+      if (!outcome.ok) return outcome;
+      const revision = job.headAlone?.includes(id('b')) ? ('head' as const) : ('base' as const);
+      const tasks = outcome.tasks.map((task): TaskOutcome =>
+        task.id === id('b')
+          ? { id: task.id, batch: task.batch, blocks: 0, error: { revision, message: `RangeError: at ${revision}` } }
+          : task,
+      );
+      return { ...outcome, tasks };
+    };
+    const { b } = byId((await measureMicro(planFor(fake, { rounds: 4, borrowed: [FILE] }))).benchmarks);
+    expect(b).toMatchObject({ error: 'at head: RangeError: at head', errorAt: 'head' });
+    expect(fake.jobs.at(-1)!.skip).toContain(id('b'));
   });
 
   it('stops warming up a decided task that crashes its process, and keeps the verdict its rounds gave', async () => {

@@ -47,6 +47,8 @@ export interface MicroJob {
   isolates?: 'workers' | 'files';
   /** Benchmark ids not to run (they hung or crashed a process before). */
   skip: string[];
+  /** Benchmark ids to run at head alone: base's copy threw (a bench file new at head, run at base: MicroPlan.borrowed). */
+  headAlone?: string[];
   /**
    * Benchmark ids not to measure (decided). Each still runs its warm-up, unmeasured, when a task measured
    * after it shares its module graph (its bench file, or its worker): what ran before a measured task is

@@ -100,7 +100,11 @@ async function runJob(job: MicroJob): Promise<void> {
   // A file that changed the builtins as it loaded changed them for every file after it, of both revisions: all go to isolates.
   const isolating = sharedChanged ? 'files' : job.isolates;
   const tasks: TaskOutcome[] = [];
-  const declared = [...byId].filter(([id]) => !job.skip.includes(id));
+  const headAlone = new Set(job.headAlone);
+  const declared = [...byId]
+    .filter(([id]) => !job.skip.includes(id))
+    .map(([id, sides]): [string, SideTask[]] => [id, headAlone.has(id) ? sides.filter((side) => side.revision === 'head') : sides])
+    .filter(([, sides]) => sides.length > 0);
   const run = job.reverse ? declared.reverse() : declared;
   const decided = new Set(job.decided);
   const fileOf = (id: string) => id.slice(0, id.indexOf(ID_SEPARATOR));

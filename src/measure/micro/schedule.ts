@@ -41,6 +41,11 @@ export interface MicroPlan {
   isolation: Isolation;
   /** Tasks never run nor reported (measured elsewhere: micro.measures counts them). */
   skip?: readonly string[];
+  /**
+   * Bench files new at head whose copy base runs (gate/files.ts borrowNewFiles): a task of one that throws at base is
+   * an error there (its row reads new) and goes on at head alone, so its row still has head's figure.
+   */
+  borrowed?: readonly string[];
   settings: MeasureSettings;
   stallTimeoutMs: number;
   /** Rounds asked for; raised to minimumRounds once the first round shows how many benchmarks compare. */
@@ -214,6 +219,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
   const batches: Record<string, number> = {};
   const skip = new Set<string>(plan.skip);
   const errors = new Map<string, TaskError>();
+  const headAlone = new HeadAlone(plan.borrowed);
   let plannedRounds = plan.rounds;
   let rounds = 0;
   // Benchmark processes (pairs in process isolation) run so far, which alternate the revision loaded first,
@@ -262,6 +268,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
         settings: plan.settings,
         batches,
         skip: [...skipNow],
+        ...headAlone.job(),
         decided: decidedNow,
         isolates: plan.isolation === 'thread' ? ('files' as const) : ('workers' as const),
         ...(taskTimes ? { taskTimes } : {}),
@@ -295,7 +302,7 @@ export async function measureMicro(plan: MicroPlan): Promise<Measurement> {
     }
     for (const task of outcome.tasks) {
       batches[task.id] ??= task.batch;
-      record(samples, task, errors, skip, into);
+      record(samples, task, errors, skip, into, headAlone);
     }
     conditions.push({ busy: busyBetween(cpuBefore, sampleCpu()), load1 });
   };
@@ -585,17 +592,46 @@ function comparable(tasks: TaskOutcome[], errors: Map<string, TaskError>): numbe
   return tasks.filter((task) => task.base && task.head && !task.error && !errors.has(task.id)).length;
 }
 
+/**
+ * Tasks of bench files new at head (MicroPlan.borrowed) that threw at base: base's copy calls what base does not have.
+ * They are that error at base, and are measured at head alone from then on (MicroJob.headAlone); one that throws at
+ * head too is skipped as any other. Written by hand: no harness runs a task at one revision of two.
+ */
+class HeadAlone {
+  private readonly ids = new Set<string>();
+  constructor(private readonly files: readonly string[] = []) {}
+
+  /** Whether a task's failure leaves it to head alone (true), or ends it (false). */
+  failed(id: string, at: RevisionLabel): boolean {
+    if (at === 'base' && !this.ids.has(id) && this.files.includes(id.slice(0, id.indexOf(ID_SEPARATOR)))) {
+      this.ids.add(id);
+      return true;
+    }
+    this.ids.delete(id);
+    return false;
+  }
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  job(): Pick<MicroJob, 'headAlone'> {
+    return this.ids.size ? { headAlone: [...this.ids] } : {};
+  }
+}
+
 function record(
   samples: Map<string, BenchmarkSamples>,
   task: TaskOutcome,
   errors: Map<string, TaskError>,
   skip: Set<string>,
   into: 'main' | 'confirmation',
+  headAlone: HeadAlone,
 ): void {
-  if (errors.has(task.id)) return;
+  if (errors.has(task.id) && !headAlone.has(task.id)) return;
   if (task.error) {
     errors.set(task.id, taskError(task.error.message, task.error.revision));
-    skip.add(task.id);
+    if (!headAlone.failed(task.id, task.error.revision)) skip.add(task.id);
     return;
   }
   const entry = samples.get(task.id) ?? emptySamples(task.id);
