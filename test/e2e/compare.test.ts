@@ -124,7 +124,9 @@ describe('benchgate compare, through the real CLI', () => {
       expect(sampledUs).toBeGreaterThan(600_000);
       expect(sampledUs).toBeLessThan(1_400_000);
       expect(cpuprofile.samples.length).toBe(cpuprofile.timeDeltas.length);
-      expect(profile.samples[side]).toBeGreaterThan(1000);
+      // Samples of work: about 10,000 a side at 100 µs on a quiet machine; the sampler thread competes for the cores on a
+      // loaded one (846 in a clean-clone CI run beside other jobs), so the count asserts a real profile, not the pace.
+      expect(profile.samples[side]).toBeGreaterThan(100);
       expect(profile.samples[side]).toBeLessThanOrEqual(cpuprofile.samples.length);
     }
     // The profile reads what the rounds read (over 50× the time a call), so no line says otherwise.
