@@ -97337,6 +97337,7 @@ async function countServers(plan) {
         );
       } catch (error2) {
         results.set(job, error2 instanceof Error ? error2 : new Error(String(error2)));
+        plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} failed: ${messageOf(error2).split("\n")[0]}`);
       }
     }
   };

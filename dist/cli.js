@@ -88040,6 +88040,7 @@ async function countServers(plan) {
         );
       } catch (error) {
         results.set(job, error instanceof Error ? error : new Error(String(error)));
+        plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} failed: ${messageOf(error).split("\n")[0]}`);
       }
     }
   };

@@ -194,10 +194,12 @@ describe('countServers', () => {
 
   it('fails a load test whose server failed under any seed, with its message, and starts it under no further seed', async () => {
     const started: string[] = [];
+    const lines: string[] = [];
     const [broken, fine] = await countServers({
       ...plan,
       benchmarks: [fakeLoadTest('broken', { measure: 'counts' }), fakeLoadTest('fine', { measure: 'counts' })],
       parallel: 1,
+      log: (line) => lines.push(line),
       count: async (job: ServerCountPlan) => {
         started.push(`${job.benchmark.name}:${job.revision.label}:${job.seed}`);
         if (job.benchmark.name === 'broken' && job.revision.label === 'head')
@@ -207,6 +209,8 @@ describe('countServers', () => {
     });
     expect(broken).toMatchObject({ error: 'head answered GET /todos with 500 (expected 2xx)', base: undefined, head: undefined });
     expect(started.filter((s) => s.startsWith('broken'))).toEqual(['broken:base:1', 'broken:head:1']);
+    // Said in the log when it happens, with the server and seed (a CI run's log once showed a server start and no end).
+    expect(lines).toContain('counts: http > broken, head under seed 1 failed: head answered GET /todos with 500 (expected 2xx)');
     expect(fine).toMatchObject({ seeds: [1, 2, 3], processes: 6 });
   });
 });

@@ -375,6 +375,8 @@ export async function countServers(plan: ServerCountsPlan): Promise<CountedServe
         );
       } catch (error) {
         results.set(job, error instanceof Error ? error : new Error(String(error)));
+        // Said when it happens, as a figure is: the row keeps the message, the log the server and seed it came from.
+        plan.log(`counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed} failed: ${messageOf(error).split('\n')[0]}`);
       }
     }
   };
