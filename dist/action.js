@@ -100350,7 +100350,7 @@ var HeadAlone = class {
   ids = /* @__PURE__ */ new Set();
   /** Whether a task's failure leaves it to head alone (true), or ends it (false). */
   failed(id, at2) {
-    if (at2 === "base" && !this.ids.has(id) && this.files.includes(id.slice(0, id.indexOf(ID_SEPARATOR)))) {
+    if (at2 === "base" && !this.ids.has(id) && this.files.includes(fileOfTask(id))) {
       this.ids.add(id);
       return true;
     }
@@ -100383,8 +100383,11 @@ function record2(samples, task, errors, skip, into, headAlone) {
   samples.set(task.id, entry);
 }
 function emptySamples2(id) {
+  return { id, kind: "micro", file: fileOfTask(id), logRatios: [], base: void 0, head: void 0 };
+}
+function fileOfTask(id) {
   const separator = id.indexOf(ID_SEPARATOR);
-  return { id, kind: "micro", file: separator > 0 ? id.slice(0, separator) : id, logRatios: [], base: void 0, head: void 0 };
+  return separator > 0 ? id.slice(0, separator) : id;
 }
 async function explainLoadErrors(files, plan, spawn4, errors, skip) {
   for (const failed2 of files.filter((file) => file.error)) {

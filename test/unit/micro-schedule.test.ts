@@ -106,6 +106,17 @@ const adaptive = (over: Partial<NonNullable<MicroPlan['adaptive']>> = {}): NonNu
 
 const byId = (benchmarks: BenchmarkSamples[]) => Object.fromEntries(benchmarks.map((b) => [b.id.slice(FILE.length + 3), b]));
 
+/** `fake`, with task `name`'s outcome in each process it answers replaced by what `as` makes of it for that job. */
+function withTask(fake: Fake, name: string, as: (task: TaskOutcome, job: MicroJob) => TaskOutcome): Fake {
+  const spawn = fake.spawn;
+  fake.spawn = async (job) => {
+    const outcome = await spawn(job);
+    if (!outcome.ok) return outcome;
+    return { ...outcome, tasks: outcome.tasks.map((task) => (task.id === id(name) ? as(task, job) : task)) };
+  };
+  return fake;
+}
+
 describe('planning micro-benchmark rounds', () => {
   it('raises the rounds until each interval can reach its share of the confidence', async () => {
     // 3 benchmarks at 95%: each one-sided bound at 0.05/3; the widest bound of n rounds has
@@ -139,16 +150,11 @@ describe('planning micro-benchmark rounds', () => {
 
   it('leaves a benchmark that failed in the first round out of the family', async () => {
     // 4 tasks, one broken at head: 3 in the family, 2^n > 60, so 6 (4 would need 7).
-    const fake = fakeProcesses(['a', 'b', 'c', 'broken']);
-    const spawn = fake.spawn;
-    fake.spawn = async (job) => {
-      const outcome = await spawn(job);
-      if (outcome.ok)
-        for (const task of outcome.tasks)
-          if (task.id === id('broken'))
-            Object.assign(task, { error: { revision: 'head', message: 'TypeError: boom' }, logRatio: undefined });
-      return outcome;
-    };
+    const fake = withTask(fakeProcesses(['a', 'b', 'c', 'broken']), 'broken', (task) => ({
+      ...task,
+      error: { revision: 'head', message: 'TypeError: boom' },
+      logRatio: undefined,
+    }));
     const result = await measureMicro(planFor(fake, { rounds: 2 }));
     expect(result.plannedRounds).toBe(6);
     expect(byId(result.benchmarks).broken!.error).toBe('at head: TypeError: boom');
@@ -536,18 +542,12 @@ describe('failing benchmark processes', () => {
   });
 
   it("names the revision of a task that threw at one revision alone (errorAt), as the report's row does", async () => {
-    const fake = fakeProcesses(['a', 'b']);
-    const spawn = fake.spawn;
-    fake.spawn = async (job) => {
-      const outcome = await spawn(job);
-      if (!outcome.ok) return outcome;
-      const tasks = outcome.tasks.map((task) =>
-        task.id === id('b')
-          ? { id: task.id, batch: task.batch, blocks: 0, error: { revision: 'base' as const, message: 'TypeError: f is not a function' } }
-          : task,
-      );
-      return { ...outcome, tasks };
-    };
+    const fake = withTask(fakeProcesses(['a', 'b']), 'b', (task) => ({
+      id: task.id,
+      batch: task.batch,
+      blocks: 0,
+      error: { revision: 'base', message: 'TypeError: f is not a function' },
+    }));
     const { a, b } = byId((await measureMicro(planFor(fake, { rounds: 4 }))).benchmarks);
     expect(b).toMatchObject({ error: 'at base: TypeError: f is not a function', errorAt: 'base' });
     // Not a file new at head: the task is left out at both revisions from then on.
@@ -558,47 +558,27 @@ describe('failing benchmark processes', () => {
   });
 
   it('goes on measuring at head alone a task of a bench file new at head that throws at base (MicroPlan.borrowed)', async () => {
-    const fake = fakeProcesses(['a', 'b']);
-    const spawn = fake.spawn;
-    const jobs: MicroJob[] = [];
-    fake.spawn = async (job) => {
-      jobs.push(structuredClone(job));
-      const outcome = await spawn(job);
-      if (!outcome.ok) return outcome;
-      const alone = job.headAlone?.includes(id('b'));
-      const tasks = outcome.tasks.map((task): TaskOutcome => {
-        if (task.id !== id('b')) return task;
-        // Base's copy calls what base lacks; head's runs. A job that leaves base out measures head alone.
-        if (alone) return { id: task.id, batch: task.batch, blocks: 10, head: { opsPerSec: 500, calls: 1000 } };
-        return { id: task.id, batch: task.batch, blocks: 0, error: { revision: 'base', message: 'TypeError: f is not a function' } };
-      });
-      return { ...outcome, tasks };
-    };
+    const fake = withTask(fakeProcesses(['a', 'b']), 'b', (task, job): TaskOutcome => {
+      // Base's copy calls what base lacks; head's runs. A job that leaves base out measures head alone.
+      if (job.headAlone?.includes(id('b'))) return { id: task.id, batch: task.batch, blocks: 10, head: { opsPerSec: 500, calls: 1000 } };
+      return { id: task.id, batch: task.batch, blocks: 0, error: { revision: 'base', message: 'TypeError: f is not a function' } };
+    });
     const { a, b } = byId((await measureMicro(planFor(fake, { rounds: 4, borrowed: [FILE] }))).benchmarks);
     expect(b).toMatchObject({ error: 'at base: TypeError: f is not a function', errorAt: 'base', base: undefined });
     expect(b!.head!.opsPerSec.length).toBeGreaterThanOrEqual(3);
     expect(b!.head!.opsPerSec.every((x) => x === 500)).toBe(true);
     expect(b!.logRatios).toEqual([]);
     // The first round ran it at both; every later one at head alone, never skipped.
-    expect(jobs[0]!.headAlone).toBeUndefined();
-    expect(jobs.slice(1).every((job) => job.headAlone?.includes(id('b')) && !job.skip.includes(id('b')))).toBe(true);
+    expect(fake.jobs[0]!.headAlone).toBeUndefined();
+    expect(fake.jobs.slice(1).every((job) => job.headAlone?.includes(id('b')) && !job.skip.includes(id('b')))).toBe(true);
     expect(a!.logRatios.length).toBeGreaterThanOrEqual(4);
   });
 
   it('ends a task of a bench file new at head that throws at head alone too: an error at head, which fails the run', async () => {
-    const fake = fakeProcesses(['a', 'b']);
-    const spawn = fake.spawn;
-    fake.spawn = async (job) => {
-      const outcome = await spawn(job);
-      if (!outcome.ok) return outcome;
+    const fake = withTask(fakeProcesses(['a', 'b']), 'b', (task, job) => {
       const revision = job.headAlone?.includes(id('b')) ? ('head' as const) : ('base' as const);
-      const tasks = outcome.tasks.map((task): TaskOutcome =>
-        task.id === id('b')
-          ? { id: task.id, batch: task.batch, blocks: 0, error: { revision, message: `RangeError: at ${revision}` } }
-          : task,
-      );
-      return { ...outcome, tasks };
-    };
+      return { id: task.id, batch: task.batch, blocks: 0, error: { revision, message: `RangeError: at ${revision}` } };
+    });
     const { b } = byId((await measureMicro(planFor(fake, { rounds: 4, borrowed: [FILE] }))).benchmarks);
     expect(b).toMatchObject({ error: 'at head: RangeError: at head', errorAt: 'head' });
     expect(fake.jobs.at(-1)!.skip).toContain(id('b'));

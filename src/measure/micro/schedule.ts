@@ -603,7 +603,7 @@ class HeadAlone {
 
   /** Whether a task's failure leaves it to head alone (true), or ends it (false). */
   failed(id: string, at: RevisionLabel): boolean {
-    if (at === 'base' && !this.ids.has(id) && this.files.includes(id.slice(0, id.indexOf(ID_SEPARATOR)))) {
+    if (at === 'base' && !this.ids.has(id) && this.files.includes(fileOfTask(id))) {
       this.ids.add(id);
       return true;
     }
@@ -647,8 +647,13 @@ function record(
 }
 
 function emptySamples(id: string): BenchmarkSamples {
+  return { id, kind: 'micro', file: fileOfTask(id), logRatios: [], base: undefined, head: undefined };
+}
+
+/** The bench file a task's id starts with (a file's own id, as a load error's, is the file). */
+function fileOfTask(id: string): string {
   const separator = id.indexOf(ID_SEPARATOR);
-  return { id, kind: 'micro', file: separator > 0 ? id.slice(0, separator) : id, logRatios: [], base: undefined, head: undefined };
+  return separator > 0 ? id.slice(0, separator) : id;
 }
 
 /**
