@@ -87888,6 +87888,7 @@ function countServer(plan) {
 }
 async function countServerOnce(plan, late) {
   const { benchmark, revision } = plan;
+  const began = Date.now();
   const server = await ServerProcess.start({
     command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed, plan.figure, revision.root, late),
     cwd: revision.root,
@@ -87918,13 +87919,16 @@ async function countServerOnce(plan, late) {
         bound();
       }
     };
+    const ready = Date.now();
     await cycle(1);
     await cycle(prewarmCycles(benchmark) - 1);
     if (late) {
       const problem = server.cpuPid === void 0 ? "the server under callgrind has no known pid" : await instrumentOn(plan.valgrind, server.cpuPid, plan.dumpPrefix);
       if (problem) throw new NotInstrumented(`${server.label}: ${problem}`);
     }
+    const counting2 = Date.now();
     const figures = await countTask(cycle, counter2, REQUEST_BLOCKS);
+    const phasesMs = { start: ready - began, uncounted: counting2 - ready, blocks: Date.now() - counting2 };
     if (!(figures.instructions >= 1))
       throw new Error(
         `${server.label}: counted no instructions a request beyond an empty block: its requests are served by another process (a cluster worker?), which callgrind does not follow: measure this load test in time (measure: time)`
@@ -87935,7 +87939,8 @@ async function countServerOnce(plan, late) {
       instructions: perRequest2(figures.instructions),
       floor: perRequest2(figures.floor),
       window: perRequest2(figures.window),
-      calls: figures.calls * benchmark.requests.length
+      calls: figures.calls * benchmark.requests.length,
+      phasesMs
     };
   } finally {
     agent.destroy();
@@ -88006,6 +88011,10 @@ function send(port, agent, request, server) {
     outgoing.end(request.body);
   });
 }
+function phases(ms) {
+  if (!ms) return "";
+  return ` (its start ${formatDuration(ms.start)}, the uncounted requests ${formatDuration(ms.uncounted)}, the blocks ${formatDuration(ms.blocks)})`;
+}
 async function countServers(plan) {
   const now = plan.now ?? Date.now;
   const count3 = plan.count ?? countServer;
@@ -88036,7 +88045,7 @@ async function countServers(plan) {
         const figures = await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix });
         results.set(job, figures);
         plan.log(
-          `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions a request, after ${(prewarmCycles(job.benchmark) * job.benchmark.requests.length).toLocaleString("en-US")} requests uncounted and ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ""}${figures.steady ? "" : " (no steady state)"}, in ${formatDuration(now() - started)}`
+          `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions a request, after ${(prewarmCycles(job.benchmark) * job.benchmark.requests.length).toLocaleString("en-US")} requests uncounted and ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ""}${figures.steady ? "" : " (no steady state)"}, in ${formatDuration(now() - started)}${phases(figures.phasesMs)}`
         );
       } catch (error) {
         results.set(job, error instanceof Error ? error : new Error(String(error)));

@@ -192,6 +192,16 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
     expect(bench!.change.estimate).toBeCloseTo(bench!.counts.base.instructions / bench!.counts.head.instructions - 1, 2);
     expect(bench!.counts.seeds).toEqual([1, 2]);
     expect(report.run.counts).toMatchObject({ seeds: [1, 2], processes: 4 });
+    // Each server's log line says what its time went to: its start, the uncounted requests and the blocks, which
+    // make most of the server's whole time (the rest is its stop) and never more (each rounded as shown).
+    const servers = [...run.stderr.matchAll(/in (\S+) \(its start (\S+), the uncounted requests (\S+), the blocks (\S+)\)$/gm)];
+    expect(servers).toHaveLength(4);
+    for (const [line, total, ...parts] of servers) {
+      const [start, uncounted, blocks] = parts.map(durationMs);
+      expect(Math.min(start!, uncounted!, blocks!), line).toBeGreaterThan(0);
+      expect(start! + uncounted! + blocks!, line).toBeLessThanOrEqual(durationMs(total!) + 1_000);
+      expect(start! + uncounted! + blocks!, line).toBeGreaterThan(durationMs(total!) / 2);
+    }
     // The heading states the level the row was read at (one budgeted figure: 90% two-sided, 95% one-sided).
     expect(report.run.intervalConfidence).toBeCloseTo((bench!.change as unknown as { confidence: number }).confidence, 9);
     expect(run.stdout).toContain(`change [${Math.round(report.run.intervalConfidence * 100)}% CI]`);
@@ -202,3 +212,10 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
     expect(readFileSync(path.join(repo, 'out/report.md'), 'utf8')).toContain("a counted load test's call is a request");
   });
 });
+
+/** A duration as the log prints it (formatDuration: 850ms, 7.4s, 12s, 1m05s), in ms. */
+function durationMs(text: string): number {
+  const parts = /^(?:(\d+)m)?(?:([\d.]+)s)?(?:(\d+)ms)?$/.exec(text);
+  if (!parts || text === '') throw new Error(`not a duration: ${text}`);
+  return Number(parts[1] ?? 0) * 60_000 + Number(parts[2] ?? 0) * 1000 + Number(parts[3] ?? 0);
+}

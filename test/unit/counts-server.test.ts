@@ -136,7 +136,9 @@ describe('countServers', () => {
       parallel: 1,
       count: async (job: ServerCountPlan) => {
         started.push(`${job.revision.label}:${job.seed}`);
-        return { ...steady((job.revision.label === 'base' ? 100 : 120) + job.seed), steady: job.seed !== 2 };
+        const figures = { ...steady((job.revision.label === 'base' ? 100 : 120) + job.seed), steady: job.seed !== 2 };
+        // Seed 3's servers say what their time went to (a real server does); the others do not.
+        return job.seed === 3 ? { ...figures, phasesMs: { start: 7_400, uncounted: 8_800, blocks: 48_800 } } : figures;
       },
     });
     expect(started).toEqual(['base:1', 'head:1', 'base:2', 'head:2', 'base:3', 'head:3']);
@@ -150,6 +152,10 @@ describe('countServers', () => {
     // Each server's figure and what its time went to, as it ends.
     expect(lines).toContain(
       'counts: http > todos, head under seed 2: 122 instructions a request, after 4,096 requests uncounted and 10 warm-up block(s) of 256 cycle(s) of requests (no steady state), in 1m05s',
+    );
+    expect(lines).toContain(
+      'counts: http > todos, base under seed 3: 103 instructions a request, after 4,096 requests uncounted and 10 warm-up block(s) ' +
+        'of 256 cycle(s) of requests, in 1m05s (its start 7.4s, the uncounted requests 8.8s, the blocks 49s)',
     );
   });
 

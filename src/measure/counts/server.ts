@@ -156,13 +156,23 @@ export interface ServerCountPlan {
  * valgrind's vgdb cannot do that here, it is started again with callgrind on from its start (the same counts,
  * slower), and so is every server after it in this run.
  */
-export function countServer(plan: ServerCountPlan): Promise<CountFigures> {
+export function countServer(plan: ServerCountPlan): Promise<ServerFigures> {
   unrandomized(plan.log);
   return lateOrFromStart(plan.valgrind, (late) => countServerOnce(plan, late), plan.log, 'server');
 }
 
-async function countServerOnce(plan: ServerCountPlan, late: boolean): Promise<CountFigures> {
+/**
+ * A server's figures and what its time went to, for the log: its start under the simulator (node's own start, the
+ * project's modules), the requests sent uncounted, and the counted blocks (the warm-up's and the window's). Read by the
+ * clock for the log alone: nothing is decided by it.
+ */
+export interface ServerFigures extends CountFigures {
+  phasesMs?: { start: number; uncounted: number; blocks: number };
+}
+
+async function countServerOnce(plan: ServerCountPlan, late: boolean): Promise<ServerFigures> {
   const { benchmark, revision } = plan;
+  const began = Date.now();
   const server = await ServerProcess.start({
     command: callgrindCommand(benchmark, plan.valgrind, plan.dumpPrefix, plan.seed, plan.figure, revision.root, late),
     cwd: revision.root,
@@ -194,6 +204,7 @@ async function countServerOnce(plan: ServerCountPlan, late: boolean): Promise<Co
         bound();
       }
     };
+    const ready = Date.now();
     // One cycle first: a server that answers what its requests do not expect fails here, before anything is counted.
     await cycle(1);
     // The warm-up's first requests with the instrumentation off (PREWARM_REQUESTS), the same whether started late or not.
@@ -206,7 +217,9 @@ async function countServerOnce(plan: ServerCountPlan, late: boolean): Promise<Co
           : await instrumentOn(plan.valgrind, server.cpuPid, plan.dumpPrefix);
       if (problem) throw new NotInstrumented(`${server.label}: ${problem}`);
     }
+    const counting = Date.now();
     const figures = await countTask(cycle, counter, REQUEST_BLOCKS);
+    const phasesMs = { start: ready - began, uncounted: counting - ready, blocks: Date.now() - counting };
     // Nothing beyond the marker's own cost: the requests were served elsewhere (a cluster worker), where callgrind is not.
     if (!(figures.instructions >= 1))
       throw new Error(
@@ -220,6 +233,7 @@ async function countServerOnce(plan: ServerCountPlan, late: boolean): Promise<Co
       floor: perRequest(figures.floor),
       window: perRequest(figures.window),
       calls: figures.calls * benchmark.requests.length,
+      phasesMs,
     };
   } finally {
     agent.destroy();
@@ -314,7 +328,7 @@ export interface ServerCountsPlan {
   now?: () => number;
   log: (line: string) => void;
   /** Counts one revision under one seed (default: countServer); tests pass a fake. */
-  count?: (plan: ServerCountPlan) => Promise<CountFigures>;
+  count?: (plan: ServerCountPlan) => Promise<ServerFigures>;
 }
 
 export interface CountedServer {
@@ -328,6 +342,12 @@ export interface CountedServer {
   /** The time limit started no seed of it at both revisions (its error says so). */
   unstarted?: boolean;
   processes: number;
+}
+
+/** What a server's time went to, as its log line says it (ServerFigures). */
+function phases(ms: ServerFigures['phasesMs']): string {
+  if (!ms) return '';
+  return ` (its start ${formatDuration(ms.start)}, the uncounted requests ${formatDuration(ms.uncounted)}, the blocks ${formatDuration(ms.blocks)})`;
 }
 
 /** Every counted load test, each revision under each seed in a server of its own, side by side. */
@@ -347,7 +367,7 @@ export async function countServers(plan: ServerCountsPlan): Promise<CountedServe
   const jobs = plan.benchmarks
     .filter((benchmark) => !refused.has(benchmark))
     .flatMap((benchmark) => plan.seeds.flatMap((seed) => [plan.base, plan.head].map((revision) => ({ benchmark, seed, revision }))));
-  const results = new Map<(typeof jobs)[number], CountFigures | Error | 'skipped'>();
+  const results = new Map<(typeof jobs)[number], ServerFigures | Error | 'skipped'>();
   let next = 0;
   const worker = async () => {
     while (next < jobs.length) {
@@ -371,7 +391,7 @@ export async function countServers(plan: ServerCountsPlan): Promise<CountedServe
             `a request, after ${(prewarmCycles(job.benchmark) * job.benchmark.requests.length).toLocaleString('en-US')} requests ` +
             `uncounted and ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests` +
             `${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ''}` +
-            `${figures.steady ? '' : ' (no steady state)'}, in ${formatDuration(now() - started)}`,
+            `${figures.steady ? '' : ' (no steady state)'}, in ${formatDuration(now() - started)}${phases(figures.phasesMs)}`,
         );
       } catch (error) {
         results.set(job, error instanceof Error ? error : new Error(String(error)));
