@@ -90095,8 +90095,11 @@ async function measureCounts(plan) {
           results.set(job, { counts: [], error: outcome.message });
           continue;
         }
-        const failed2 = outcome.files.filter((load) => load.error).map((load) => `${load.file} did not load: ${load.error}`);
-        results.set(job, { counts: outcome.counts ?? [], ...failed2.length ? { error: failed2.join("; ") } : {} });
+        const failed2 = outcome.files.filter((load) => load.error).map((load) => [load.file, `${load.file} did not load: ${load.error}`]);
+        results.set(job, {
+          counts: outcome.counts ?? [],
+          ...failed2.length ? { error: failed2.map(([, error2]) => error2).join("; "), fileErrors: Object.fromEntries(failed2) } : {}
+        });
       }
     };
     await Promise.all(Array.from({ length: parallel }, worker));
@@ -90155,7 +90158,8 @@ function collect(jobs, results) {
       const result = results.get(job);
       if (!result) return { error: `${label2} under seed ${job.seed} did not run` };
       const count3 = result.counts.find((c) => c.id === id);
-      if (result.error && !count3) return { error: `${label2} under seed ${job.seed}: ${result.error}` };
+      const error2 = errorFor(result, file);
+      if (error2 && !count3) return { error: `${label2} under seed ${job.seed}: ${error2}` };
       if (!count3) {
         missing.push(job.seed);
         continue;
@@ -90182,13 +90186,18 @@ function collect(jobs, results) {
   const counted = new Set(ids.values());
   const failedFiles = /* @__PURE__ */ new Map();
   for (const job of jobs) {
-    const error2 = results.get(job)?.error;
-    if (!error2) continue;
-    for (const file of job.files)
-      if (!counted.has(file) && !failedFiles.has(file)) failedFiles.set(file, `${job.revision.label} under seed ${job.seed}: ${error2}`);
+    const result = results.get(job);
+    for (const file of job.files) {
+      const error2 = result && errorFor(result, file);
+      if (error2 && !counted.has(file) && !failedFiles.has(file))
+        failedFiles.set(file, `${job.revision.label} under seed ${job.seed}: ${error2}`);
+    }
   }
   const failed2 = [...failedFiles].map(([file, error2]) => ({ id: file, file, base: void 0, head: void 0, error: error2 }));
   return [...rows, ...failed2];
+}
+function errorFor(result, file) {
+  return result.fileErrors ? result.fileErrors[file] : result.error;
 }
 function filesForSeed(baseFiles, headFiles, seed) {
   const order2 = seedOrder([.../* @__PURE__ */ new Set([...baseFiles, ...headFiles])].sort(), seed);

@@ -80798,8 +80798,11 @@ async function measureCounts(plan) {
           results.set(job, { counts: [], error: outcome.message });
           continue;
         }
-        const failed2 = outcome.files.filter((load) => load.error).map((load) => `${load.file} did not load: ${load.error}`);
-        results.set(job, { counts: outcome.counts ?? [], ...failed2.length ? { error: failed2.join("; ") } : {} });
+        const failed2 = outcome.files.filter((load) => load.error).map((load) => [load.file, `${load.file} did not load: ${load.error}`]);
+        results.set(job, {
+          counts: outcome.counts ?? [],
+          ...failed2.length ? { error: failed2.map(([, error]) => error).join("; "), fileErrors: Object.fromEntries(failed2) } : {}
+        });
       }
     };
     await Promise.all(Array.from({ length: parallel }, worker));
@@ -80858,7 +80861,8 @@ function collect(jobs, results) {
       const result = results.get(job);
       if (!result) return { error: `${label2} under seed ${job.seed} did not run` };
       const count3 = result.counts.find((c) => c.id === id);
-      if (result.error && !count3) return { error: `${label2} under seed ${job.seed}: ${result.error}` };
+      const error = errorFor(result, file);
+      if (error && !count3) return { error: `${label2} under seed ${job.seed}: ${error}` };
       if (!count3) {
         missing.push(job.seed);
         continue;
@@ -80885,13 +80889,18 @@ function collect(jobs, results) {
   const counted = new Set(ids.values());
   const failedFiles = /* @__PURE__ */ new Map();
   for (const job of jobs) {
-    const error = results.get(job)?.error;
-    if (!error) continue;
-    for (const file of job.files)
-      if (!counted.has(file) && !failedFiles.has(file)) failedFiles.set(file, `${job.revision.label} under seed ${job.seed}: ${error}`);
+    const result = results.get(job);
+    for (const file of job.files) {
+      const error = result && errorFor(result, file);
+      if (error && !counted.has(file) && !failedFiles.has(file))
+        failedFiles.set(file, `${job.revision.label} under seed ${job.seed}: ${error}`);
+    }
   }
   const failed2 = [...failedFiles].map(([file, error]) => ({ id: file, file, base: void 0, head: void 0, error }));
   return [...rows, ...failed2];
+}
+function errorFor(result, file) {
+  return result.fileErrors ? result.fileErrors[file] : result.error;
 }
 function filesForSeed(baseFiles, headFiles, seed) {
   const order2 = seedOrder([.../* @__PURE__ */ new Set([...baseFiles, ...headFiles])].sort(), seed);

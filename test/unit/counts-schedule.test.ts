@@ -149,6 +149,28 @@ describe('collect: every bench file gets a row, and no uncounted task reads as n
     expect(rows.find((r) => r.id === 'new.js')).toMatchObject({ file: 'new.js', error: 'head under seed 1: new.js did not load: boom' });
   });
 
+  it("gives each bench file that did not load its own error, and leaves the others' rows theirs", () => {
+    // A real project's three files of a harness benchgate does not run (fast-querystring's cronometro): each row read
+    // all three files' errors joined, and a task removed at head read as the error of a file beside it.
+    const loads = (files: string[]): Outcome => ({
+      counts: [],
+      error: files.map((file) => `${file} did not load: ${file} boom`).join('; '),
+      fileErrors: Object.fromEntries(files.map((file) => [file, `${file} did not load: ${file} boom`])),
+    });
+    const jobs = [job('base', 1, ['a.js', 'b.js', 'c.js']), job('head', 1, ['a.js', 'b.js', 'c.js'])];
+    const results = new Map<Job, Outcome>([
+      [jobs[0]!, { ...loads(['b.js', 'c.js']), counts: [count('a.js > kept'), count('a.js > removed')] }],
+      [jobs[1]!, { ...loads(['b.js', 'c.js']), counts: [count('a.js > kept')] }],
+    ]);
+    const rows = collect(jobs, results);
+    expect(rows.find((r) => r.id === 'b.js')).toMatchObject({ error: 'base under seed 1: b.js did not load: b.js boom' });
+    expect(rows.find((r) => r.id === 'c.js')).toMatchObject({ error: 'base under seed 1: c.js did not load: c.js boom' });
+    expect(rows.find((r) => r.id === 'a.js > kept')!.error).toBeUndefined();
+    const removed = rows.find((r) => r.id === 'a.js > removed')!;
+    expect(removed.error).toBeUndefined();
+    expect(removed).toMatchObject({ base: { instructions: [100] }, head: undefined });
+  });
+
   it('makes a task declared under some seeds only an error, not new', () => {
     const jobs = [job('base', 1, ['a.js']), job('head', 1, ['a.js']), job('base', 2, ['a.js']), job('head', 2, ['a.js'])];
     const results = new Map<Job, Outcome>([

@@ -68,7 +68,10 @@ export interface CountMeasurement {
 
 export interface Outcome {
   counts: TaskCount[];
+  /** The process failed (as a whole), or some of its bench files did not load (each named). */
   error?: string;
+  /** Each bench file that did not load, with its own error: its rows say it, not the other files'. */
+  fileErrors?: Record<string, string>;
   /** Not started: the deadline had passed. */
   skipped?: boolean;
 }
@@ -121,8 +124,13 @@ export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> 
           results.set(job, { counts: [], error: outcome.message });
           continue;
         }
-        const failed = outcome.files.filter((load) => load.error).map((load) => `${load.file} did not load: ${load.error}`);
-        results.set(job, { counts: outcome.counts ?? [], ...(failed.length ? { error: failed.join('; ') } : {}) });
+        const failed = outcome.files
+          .filter((load) => load.error)
+          .map((load): [string, string] => [load.file, `${load.file} did not load: ${load.error}`]);
+        results.set(job, {
+          counts: outcome.counts ?? [],
+          ...(failed.length ? { error: failed.map(([, error]) => error).join('; '), fileErrors: Object.fromEntries(failed) } : {}),
+        });
       }
     };
     await Promise.all(Array.from({ length: parallel }, worker));
@@ -207,8 +215,9 @@ export function collect(jobs: Job[], results: Map<Job, Outcome>): CountedBenchma
       const result = results.get(job);
       if (!result) return { error: `${label} under seed ${job.seed} did not run` };
       const count = result.counts.find((c) => c.id === id);
-      // A process that failed, or a bench file that did not load, leaves its revision's tasks without a count.
-      if (result.error && !count) return { error: `${label} under seed ${job.seed}: ${result.error}` };
+      // A process that failed, or this bench file not loading, leaves its tasks without a count.
+      const error = errorFor(result, file);
+      if (error && !count) return { error: `${label} under seed ${job.seed}: ${error}` };
       if (!count) {
         missing.push(job.seed);
         continue;
@@ -242,13 +251,23 @@ export function collect(jobs: Job[], results: Map<Job, Outcome>): CountedBenchma
   const counted = new Set(ids.values());
   const failedFiles = new Map<string, string>();
   for (const job of jobs) {
-    const error = results.get(job)?.error;
-    if (!error) continue;
-    for (const file of job.files)
-      if (!counted.has(file) && !failedFiles.has(file)) failedFiles.set(file, `${job.revision.label} under seed ${job.seed}: ${error}`);
+    const result = results.get(job);
+    for (const file of job.files) {
+      const error = result && errorFor(result, file);
+      if (error && !counted.has(file) && !failedFiles.has(file))
+        failedFiles.set(file, `${job.revision.label} under seed ${job.seed}: ${error}`);
+    }
   }
   const failed = [...failedFiles].map(([file, error]): CountedBenchmark => ({ id: file, file, base: undefined, head: undefined, error }));
   return [...rows, ...failed];
+}
+
+/**
+ * What failed one bench file's tasks in a process: the file's own load error where some files did not load (the
+ * others loaded, and their rows are theirs), the process's where it failed as a whole.
+ */
+function errorFor(result: Outcome, file: string): string | undefined {
+  return result.fileErrors ? result.fileErrors[file] : result.error;
 }
 
 /** Each revision's bench files in the order a seed loads them (the same at both revisions; measureCounts says why). */
