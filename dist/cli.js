@@ -80801,13 +80801,14 @@ async function measureCounts(plan) {
         const failed2 = outcome.files.filter((load) => load.error).map((load) => [load.file, `${load.file} did not load: ${load.error}`]);
         results.set(job, {
           counts: outcome.counts ?? [],
-          ...failed2.length ? { error: failed2.map(([, error]) => error).join("; "), fileErrors: Object.fromEntries(failed2) } : {}
+          ...failed2.length ? { fileErrors: Object.fromEntries(failed2) } : {}
         });
       }
     };
     await Promise.all(Array.from({ length: parallel }, worker));
     const failures = jobs.flatMap((job) => {
-      const error = results.get(job)?.error;
+      const result = results.get(job);
+      const error = result?.error ?? Object.values(result?.fileErrors ?? {}).join("; ");
       return error ? [`${job.revision.label} under seed ${job.seed}: ${error}`] : [];
     });
     const skipped = plan.seeds.filter((seed) => jobs.some((job) => job.seed === seed && results.get(job)?.skipped));
@@ -80900,7 +80901,7 @@ function collect(jobs, results) {
   return [...rows, ...failed2];
 }
 function errorFor(result, file) {
-  return result.fileErrors ? result.fileErrors[file] : result.error;
+  return result.error ?? result.fileErrors?.[file];
 }
 function filesForSeed(baseFiles, headFiles, seed) {
   const order2 = seedOrder([.../* @__PURE__ */ new Set([...baseFiles, ...headFiles])].sort(), seed);

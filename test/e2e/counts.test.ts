@@ -196,11 +196,15 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
     // make most of the server's whole time (the rest is its stop) and never more (each rounded as shown).
     const servers = [...run.stderr.matchAll(/in (\S+) \(its start (\S+), the uncounted requests (\S+), the blocks (\S+)\)$/gm)];
     expect(servers).toHaveLength(4);
-    for (const [line, total, ...parts] of servers) {
-      const [start, uncounted, blocks] = parts.map(durationMs);
-      expect(Math.min(start!, uncounted!, blocks!), line).toBeGreaterThan(0);
-      expect(start! + uncounted! + blocks!, line).toBeLessThanOrEqual(durationMs(total!) + 1_000);
-      expect(start! + uncounted! + blocks!, line).toBeGreaterThan(durationMs(total!) / 2);
+    for (const [line, ...figures] of servers) {
+      const [total, ...phases] = figures.map(duration);
+      const sum = phases.reduce((a, b) => a + b.ms, 0);
+      // Each figure is rounded to the digits it shows ("9.1s", "13s", "1m44s"): the sum may exceed the whole by
+      // those roundings together, and by nothing more.
+      const rounding = [total!, ...phases].reduce((a, b) => a + b.rounding, 0);
+      expect(Math.min(...phases.map((p) => p.ms)), line).toBeGreaterThan(0);
+      expect(sum, line).toBeLessThanOrEqual(total!.ms + rounding);
+      expect(sum, line).toBeGreaterThan(total!.ms / 2);
     }
     // The heading states the level the row was read at (one budgeted figure: 90% two-sided, 95% one-sided).
     expect(report.run.intervalConfidence).toBeCloseTo((bench!.change as unknown as { confidence: number }).confidence, 9);
@@ -213,9 +217,13 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
   });
 });
 
-/** A duration as the log prints it (formatDuration: 850ms, 7.4s, 12s, 1m05s), in ms. */
-function durationMs(text: string): number {
-  const parts = /^(?:(\d+)m)?(?:([\d.]+)s)?(?:(\d+)ms)?$/.exec(text);
+/** A duration as formatDuration shows it ("2m05s", "9.1s", "13s", "840ms"), and half the unit of its last digit. */
+function duration(text: string): { ms: number; rounding: number } {
+  const parts = /^(?:(\d+)m)?(?:(\d+)(?:\.(\d+))?s)?(?:(\d+)ms)?$/.exec(text);
   if (!parts || text === '') throw new Error(`not a duration: ${text}`);
-  return Number(parts[1] ?? 0) * 60_000 + Number(parts[2] ?? 0) * 1000 + Number(parts[3] ?? 0);
+  const [, minutes, seconds, decimals, millis] = parts;
+  const ms = Number(minutes ?? 0) * 60_000 + Number(`${seconds ?? 0}.${decimals ?? 0}`) * 1000 + Number(millis ?? 0);
+  // formatDuration shows milliseconds under a second, tenths under 10 s, and whole seconds beyond ("2m" is 120 s).
+  const unit = millis !== undefined ? 1 : 1000 / 10 ** (decimals?.length ?? 0);
+  return { ms, rounding: unit / 2 };
 }

@@ -139,9 +139,9 @@ describe('collect: every bench file gets a row, and no uncounted task reads as n
     ];
     const results = new Map<Job, Outcome>([
       [jobs[0]!, { counts: [count('a.js > x')] }],
-      [jobs[1]!, { counts: [count('a.js > x')], error: 'new.js did not load: boom' }],
+      [jobs[1]!, { counts: [count('a.js > x')], fileErrors: { 'new.js': 'new.js did not load: boom' } }],
       [jobs[2]!, { counts: [count('a.js > x')] }],
-      [jobs[3]!, { counts: [count('a.js > x')], error: 'new.js did not load: boom' }],
+      [jobs[3]!, { counts: [count('a.js > x')], fileErrors: { 'new.js': 'new.js did not load: boom' } }],
     ]);
     const rows = collect(jobs, results);
     expect(rows.find((r) => r.id === 'a.js > x')).toMatchObject({ base: { instructions: [100, 100] }, head: { instructions: [100, 100] } });
@@ -154,7 +154,6 @@ describe('collect: every bench file gets a row, and no uncounted task reads as n
     // all three files' errors joined, and a task removed at head read as the error of a file beside it.
     const loads = (files: string[]): Outcome => ({
       counts: [],
-      error: files.map((file) => `${file} did not load: ${file} boom`).join('; '),
       fileErrors: Object.fromEntries(files.map((file) => [file, `${file} did not load: ${file} boom`])),
     });
     const jobs = [job('base', 1, ['a.js', 'b.js', 'c.js']), job('head', 1, ['a.js', 'b.js', 'c.js'])];

@@ -68,7 +68,7 @@ export interface CountMeasurement {
 
 export interface Outcome {
   counts: TaskCount[];
-  /** The process failed (as a whole), or some of its bench files did not load (each named). */
+  /** The process failed as a whole: every task of it reads this. */
   error?: string;
   /** Each bench file that did not load, with its own error: its rows say it, not the other files'. */
   fileErrors?: Record<string, string>;
@@ -129,13 +129,14 @@ export async function measureCounts(plan: CountPlan): Promise<CountMeasurement> 
           .map((load): [string, string] => [load.file, `${load.file} did not load: ${load.error}`]);
         results.set(job, {
           counts: outcome.counts ?? [],
-          ...(failed.length ? { error: failed.map(([, error]) => error).join('; '), fileErrors: Object.fromEntries(failed) } : {}),
+          ...(failed.length ? { fileErrors: Object.fromEntries(failed) } : {}),
         });
       }
     };
     await Promise.all(Array.from({ length: parallel }, worker));
     const failures = jobs.flatMap((job) => {
-      const error = results.get(job)?.error;
+      const result = results.get(job);
+      const error = result?.error ?? Object.values(result?.fileErrors ?? {}).join('; ');
       return error ? [`${job.revision.label} under seed ${job.seed}: ${error}`] : [];
     });
     const skipped = plan.seeds.filter((seed) => jobs.some((job) => job.seed === seed && results.get(job)?.skipped));
@@ -267,7 +268,7 @@ export function collect(jobs: Job[], results: Map<Job, Outcome>): CountedBenchma
  * others loaded, and their rows are theirs), the process's where it failed as a whole.
  */
 function errorFor(result: Outcome, file: string): string | undefined {
-  return result.fileErrors ? result.fileErrors[file] : result.error;
+  return result.error ?? result.fileErrors?.[file];
 }
 
 /** Each revision's bench files in the order a seed loads them (the same at both revisions; measureCounts says why). */
