@@ -79348,11 +79348,11 @@ function agreeingColumns(comparison) {
 function resolutionWarning(comparison) {
   return resolutionSentence(comparison.resolvable, comparison.budget, comparison.verdict, comparison.logRatios.length);
 }
-function resolutionSentence(resolvable, budget, verdict, rounds) {
+function resolutionSentence(resolvable, budget, verdict, rounds, of = "rounds") {
   if (!isFiniteNumber(resolvable) || resolvable <= budget || verdict === "regression" || verdict === "error" || verdict === "unmeasured")
     return void 0;
   const pct4 = (x) => formatShortPercent(x, x < 0.1 ? 1 : 0);
-  return `budget ${pct4(budget)} is below what this run resolves beyond it (\u2248${pct4(resolvable)} with ${rounds} rounds): a regression between ${pct4(budget)} and ${pct4(budget + resolvable)} would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`;
+  return `budget ${pct4(budget)} is below what this run resolves beyond it (\u2248${pct4(resolvable)} with ${rounds} ${of}): a regression between ${pct4(budget)} and ${pct4(budget + resolvable)} would likely pass unnoticed. ` + (of === "seeds" ? "Raise the budget or the seeds (micro.seeds)" : "Raise the budget or the rounds (benchgate calibrate suggests both)");
 }
 function withAnswer(benchmark) {
   return { ...benchmark, beyondBudget: beyondBudget(benchmark.verdict) };
@@ -88160,6 +88160,49 @@ function welchDf(vx, nx, vy, ny) {
   return denominator > 0 ? (a + b) * (a + b) / denominator : Math.max(1, nx + ny - 2);
 }
 
+// src/stats/power.ts
+function roundSpread(logRatios) {
+  if (logRatios.length < 3) return Number.NaN;
+  const mad = 1.4826 * medianAbsoluteDeviation([...logRatios]);
+  return mad > 0 ? mad : sampleStandardDeviation([...logRatios]);
+}
+function resolvableChange(spread, rounds, confidence, power = 0.95) {
+  if (!(spread >= 0) || rounds < 1) return Number.NaN;
+  const z2 = probit(1 - (1 - confidence) / 2) + probit(power);
+  return Math.expm1(z2 * spread / Math.sqrt(rounds) / Math.sqrt(0.955));
+}
+function resolvableFromInterval(change, alpha, power = 0.95) {
+  if (!(change.low > -1 && change.high > -1 && alpha > 0 && alpha < 0.5)) return Number.NaN;
+  const half = (Math.log1p(change.high) - Math.log1p(change.low)) / 2;
+  const z2 = probit(1 - alpha);
+  return Math.expm1(half * (z2 + probit(power)) / z2);
+}
+function tQuantile(p, df) {
+  const z2 = probit(p);
+  const [z3, z5, z7, z9] = [z2 ** 3, z2 ** 5, z2 ** 7, z2 ** 9];
+  const terms = [
+    (z3 + z2) / 4,
+    (5 * z5 + 16 * z3 + 3 * z2) / 96,
+    (3 * z7 + 19 * z5 + 17 * z3 - 15 * z2) / 384,
+    (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z2) / 92160
+  ];
+  return terms.reduce((t, term, i2) => t + term / df ** (i2 + 1), z2);
+}
+function roundsToConfirm(logRatios, budget, confidence, full, power = 0.9) {
+  const least = minimumRounds(confidence);
+  if (full <= least || logRatios.length < 3 || !logRatios.every(Number.isFinite) || !(budget < 1)) return full;
+  const estimate = median([...logRatios]);
+  const distance2 = Math.log1p(-budget) - estimate;
+  const spread = roundSpread(logRatios);
+  if (!(distance2 > 0) || !(spread >= 0)) return full;
+  const zPower = probit(power);
+  for (let n = least; n < full; n++) {
+    const error = achievedAlpha((1 - confidence) / 2, n);
+    if ((tQuantile(1 - error, n - 1) + zPower) * spread / Math.sqrt(0.955 * n) <= distance2) return n;
+  }
+  return full;
+}
+
 // src/report/levels.ts
 function levelsText(levels) {
   const speeds = levels.levels.map((level) => `${formatMicros(1e6 / level.opsPerSec)}`);
@@ -88213,7 +88256,12 @@ function formatResolvable(benchmark) {
   if (!isFiniteNumber(resolvable)) return "\u2013";
   return `\u2248${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
 }
-var RESOLVES_LEGEND = "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
+function resolvesLegend(benchmarks) {
+  const counted = benchmarks.some((b) => b.counts);
+  const timed = benchmarks.some(timedFigures);
+  const what = counted ? timed ? "rounds (a counted row's: its seeds)" : "seeds" : "rounds";
+  return `resolves: the smallest change this run's ${what} catch with 95% power beyond the budget, from their spread and never less than their interval shows`;
+}
 var COLUMNS_LEGEND = "base and head in operations per second: base the median over rounds, head base moved by the change";
 var COUNTS_LEGEND = "counts: base and head in instructions per call at full tiering (Valgrind's callgrind), the geometric mean over each revision's seeds (head's is base's moved by the change); the change in calls per instruction (fewer instructions a call is faster), its interval from the seeds' spread";
 var formatCount = (x) => x === 0 ? "0" : formatOps(x);
@@ -88591,9 +88639,11 @@ function judged(b, budget, level, seeds, figure, per = "call", weight = 1) {
   const common = { id: b.id, kind: "micro", file: b.file, budget, base: null, head: null, counts, resolvable: null };
   if (!b.base || !b.head) return { ...common, verdict: b.base ? "removed" : "new", beyondBudget: null, change: null, rounds: [] };
   const result = compareCounts(b.base.instructions, b.head.instructions, budget, level, weight);
+  const resolvable = resolvableFromInterval(result.change, (1 - result.change.confidence) / 2);
   const note = [
     Object.keys(unsteady).length ? `no steady state within the warm-up's bound under seed(s) ${[...unsteady.base ?? [], ...unsteady.head ?? []].join(", ")}: counted as it was then` : void 0,
-    result.verdict === "inconclusive" ? seedsApart(b.base.instructions, b.head.instructions, seeds, `${countUnit(figure)} a ${per}`, result.change, budget) : void 0
+    result.verdict === "inconclusive" ? seedsApart(b.base.instructions, b.head.instructions, seeds, `${countUnit(figure)} a ${per}`, result.change, budget) : void 0,
+    resolutionSentence(resolvable, budget, result.verdict, b.base.instructions.length, "seeds")
   ].filter(Boolean).join("; ") || void 0;
   return {
     ...common,
@@ -88601,6 +88651,7 @@ function judged(b, budget, level, seeds, figure, per = "call", weight = 1) {
     beyondBudget: beyondBudget(result.verdict),
     change: { estimate: result.change.estimate, low: result.change.low, high: result.change.high, confidence: result.change.confidence },
     rounds: result.logRatios.map((x) => Math.expm1(x)),
+    resolvable: Number.isFinite(resolvable) ? resolvable : null,
     regressionP: result.regressionP,
     ...note ? { note } : {}
   };
@@ -89828,49 +89879,6 @@ function counter(perf) {
       };
     }
   };
-}
-
-// src/stats/power.ts
-function roundSpread(logRatios) {
-  if (logRatios.length < 3) return Number.NaN;
-  const mad = 1.4826 * medianAbsoluteDeviation([...logRatios]);
-  return mad > 0 ? mad : sampleStandardDeviation([...logRatios]);
-}
-function resolvableChange(spread, rounds, confidence, power = 0.95) {
-  if (!(spread >= 0) || rounds < 1) return Number.NaN;
-  const z2 = probit(1 - (1 - confidence) / 2) + probit(power);
-  return Math.expm1(z2 * spread / Math.sqrt(rounds) / Math.sqrt(0.955));
-}
-function resolvableFromInterval(change, alpha, power = 0.95) {
-  if (!(change.low > -1 && change.high > -1 && alpha > 0 && alpha < 0.5)) return Number.NaN;
-  const half = (Math.log1p(change.high) - Math.log1p(change.low)) / 2;
-  const z2 = probit(1 - alpha);
-  return Math.expm1(half * (z2 + probit(power)) / z2);
-}
-function tQuantile(p, df) {
-  const z2 = probit(p);
-  const [z3, z5, z7, z9] = [z2 ** 3, z2 ** 5, z2 ** 7, z2 ** 9];
-  const terms = [
-    (z3 + z2) / 4,
-    (5 * z5 + 16 * z3 + 3 * z2) / 96,
-    (3 * z7 + 19 * z5 + 17 * z3 - 15 * z2) / 384,
-    (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z2) / 92160
-  ];
-  return terms.reduce((t, term, i2) => t + term / df ** (i2 + 1), z2);
-}
-function roundsToConfirm(logRatios, budget, confidence, full, power = 0.9) {
-  const least = minimumRounds(confidence);
-  if (full <= least || logRatios.length < 3 || !logRatios.every(Number.isFinite) || !(budget < 1)) return full;
-  const estimate = median([...logRatios]);
-  const distance2 = Math.log1p(-budget) - estimate;
-  const spread = roundSpread(logRatios);
-  if (!(distance2 > 0) || !(spread >= 0)) return full;
-  const zPower = probit(power);
-  for (let n = least; n < full; n++) {
-    const error = achievedAlpha((1 - confidence) / 2, n);
-    if ((tQuantile(1 - error, n - 1) + zPower) * spread / Math.sqrt(0.955 * n) <= distance2) return n;
-  }
-  return full;
 }
 
 // src/stats/mixture.ts
@@ -92933,7 +92941,7 @@ function renderTerminal(report2, options) {
       }
     }
     for (const line of wrapText(columnsLegend(benchmarks), width)) lines.push(paint("dim", line));
-    if (resolves) for (const line of wrapText(RESOLVES_LEGEND, width)) lines.push(paint("dim", line));
+    if (resolves) for (const line of wrapText(resolvesLegend(benchmarks), width)) lines.push(paint("dim", line));
     const legend = verdictsLegend(benchmarks.map((b) => b.verdict));
     if (legend) for (const line of wrapText(legend, width)) lines.push(paint("dim", line));
     if (benchmarks.some((b) => b.kind === "http"))
@@ -93177,7 +93185,7 @@ function renderMarkdown(report2) {
         out.push(md`| ${verdictCell(b)} | ${name2} | ${base2} | ${head} | ${change} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`);
       }
     }
-    const legends = [columnsLegend(benchmarks), RESOLVES_LEGEND].filter(Boolean).join(". ");
+    const legends = [columnsLegend(benchmarks), resolvesLegend(benchmarks)].filter(Boolean).join(". ");
     out.push(md``, md`<sub>${legends}</sub>`, md``);
     const chart = changeChart(benchmarks, { grouped });
     if (chart.length) out.push(new Markup(["```text", ...chart.map(codeBlockText), "```"].join("\n")), CHART_LEGEND, md``);

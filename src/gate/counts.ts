@@ -5,8 +5,9 @@ import { countServers, type CountedServer } from '../measure/counts/server.js';
 import type { Config, CountedFigure, HttpBenchmarkConfig } from '../config/types.js';
 import { beyondBudget } from '../stats/compare.js';
 import { compareCounts, seedLooks, settledEarly, type SeedLook } from '../stats/counts.js';
+import { resolvableFromInterval } from '../stats/power.js';
 import { countUnit, formatCount } from '../report/format.js';
-import { type ReportBenchmark } from '../report/model.js';
+import { resolutionSentence, type ReportBenchmark } from '../report/model.js';
 import { formatDuration, formatShortPercent } from '../util/format.js';
 import type { RunContext } from './plan.js';
 
@@ -367,6 +368,9 @@ function judged(
   const common = { id: b.id, kind: 'micro' as const, file: b.file, budget, base: null, head: null, counts, resolvable: null };
   if (!b.base || !b.head) return { ...common, verdict: b.base ? 'removed' : 'new', beyondBudget: null, change: null, rounds: [] };
   const result = compareCounts(b.base.instructions, b.head.instructions, budget, level, weight);
+  // What the seeds resolve is what their interval shows (each side at half the error of its two-sided level): no
+  // spread of rounds to size it from; an exact count (no seed moved it) resolves any change.
+  const resolvable = resolvableFromInterval(result.change, (1 - result.change.confidence) / 2);
   const note =
     [
       Object.keys(unsteady).length
@@ -375,6 +379,7 @@ function judged(
       result.verdict === 'inconclusive'
         ? seedsApart(b.base.instructions, b.head.instructions, seeds, `${countUnit(figure)} a ${per}`, result.change, budget)
         : undefined,
+      resolutionSentence(resolvable, budget, result.verdict, b.base.instructions.length, 'seeds'),
     ]
       .filter(Boolean)
       .join('; ') || undefined;
@@ -384,6 +389,7 @@ function judged(
     beyondBudget: beyondBudget(result.verdict),
     change: { estimate: result.change.estimate, low: result.change.low, high: result.change.high, confidence: result.change.confidence },
     rounds: result.logRatios.map((x) => Math.expm1(x)),
+    resolvable: Number.isFinite(resolvable) ? resolvable : null,
     regressionP: result.regressionP,
     ...(note ? { note } : {}),
   };

@@ -25,7 +25,6 @@ export function formatIntervalAt(change: { estimate: number; low: number; high: 
   return `${formatInterval(change)}${isFiniteNumber(change.achieved) ? ` at ${formatConfidence(change.achieved)}` : ''}`;
 }
 
-/** What the run resolves (ReportBenchmark.resolvable): "≈1.4%", "≈12%", or "–" when unknown (too few rounds, no comparison). */
 /** A base or head cell: operations per second, or in counts mode instructions per call ("6.77k instr"). */
 export function formatSide(benchmark: ReportBenchmark, side: 'base' | 'head'): string {
   if (benchmark.counts) {
@@ -35,15 +34,20 @@ export function formatSide(benchmark: ReportBenchmark, side: 'base' | 'head'): s
   return formatOps(benchmark[side]?.opsPerSec);
 }
 
+/** What the run resolves (ReportBenchmark.resolvable): "≈1.4%", "≈12%", or "–" when unknown (too few rounds, no comparison). */
 export function formatResolvable(benchmark: ReportBenchmark): string {
   const { resolvable } = benchmark;
   if (!isFiniteNumber(resolvable)) return '–';
   return `≈${formatShortPercent(resolvable, resolvable < 0.1 ? 1 : 0)}`;
 }
 
-/** The table's footnote for the resolves column, the same in both reports. */
-export const RESOLVES_LEGEND =
-  "resolves: the smallest change this run's rounds catch with 95% power beyond the budget, from their spread and never less than their interval shows";
+/** The table's footnote for the resolves column, the same in both reports: a counted row's comes from its seeds. */
+export function resolvesLegend(benchmarks: readonly ReportBenchmark[]): string {
+  const counted = benchmarks.some((b) => b.counts);
+  const timed = benchmarks.some(timedFigures);
+  const what = counted ? (timed ? "rounds (a counted row's: its seeds)" : 'seeds') : 'rounds';
+  return `resolves: the smallest change this run's ${what} catch with 95% power beyond the budget, from their spread and never less than their interval shows`;
+}
 
 /** The table's footnote for the base and head columns, the same in both reports: the columns agree with the change. */
 export const COLUMNS_LEGEND = 'base and head in operations per second: base the median over rounds, head base moved by the change';

@@ -10,7 +10,7 @@ import {
   formatSide,
   benchmarkNotes,
   notedIds,
-  RESOLVES_LEGEND,
+  resolvesLegend,
   verdictWord,
 } from './format.js';
 import { httpSections } from './http-sections.js';
@@ -92,7 +92,7 @@ export function renderMarkdown(report: Report): string {
         out.push(md`| ${verdictCell(b)} | ${name} | ${base} | ${head} | ${change} | ${formatBudget(b.budget)} | ${formatResolvable(b)} |`);
       }
     }
-    const legends = [columnsLegend(benchmarks), RESOLVES_LEGEND].filter(Boolean).join('. ');
+    const legends = [columnsLegend(benchmarks), resolvesLegend(benchmarks)].filter(Boolean).join('. ');
     out.push(md``, md`<sub>${legends}</sub>`, md``);
     const chart = changeChart(benchmarks, { grouped });
     // A code block shows its characters as they are: nothing in it is markdown or HTML, once no line can close it.

@@ -389,14 +389,16 @@ export function resolutionSentence(
   budget: number,
   verdict: string,
   rounds: number,
+  of: 'rounds' | 'seeds' = 'rounds',
 ): string | undefined {
   if (!isFiniteNumber(resolvable) || resolvable <= budget || verdict === 'regression' || verdict === 'error' || verdict === 'unmeasured')
     return undefined;
   const pct = (x: number) => formatShortPercent(x, x < 0.1 ? 1 : 0);
   return (
     `budget ${pct(budget)} is below what this run resolves beyond it (≈${pct(resolvable)} with ` +
-    `${rounds} rounds): a regression between ${pct(budget)} and ${pct(budget + resolvable)} ` +
-    `would likely pass unnoticed. Raise the budget or the rounds (benchgate calibrate suggests both)`
+    `${rounds} ${of}): a regression between ${pct(budget)} and ${pct(budget + resolvable)} ` +
+    `would likely pass unnoticed. ` +
+    (of === 'seeds' ? 'Raise the budget or the seeds (micro.seeds)' : 'Raise the budget or the rounds (benchgate calibrate suggests both)')
   );
 }
 

@@ -11,7 +11,7 @@ import {
   formatChange,
   formatResolvable,
   formatSide,
-  RESOLVES_LEGEND,
+  resolvesLegend,
   verdictsLegend,
   verdictWord,
   wrapText,
@@ -130,7 +130,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
       }
     }
     for (const line of wrapText(columnsLegend(benchmarks), width)) lines.push(paint('dim', line));
-    if (resolves) for (const line of wrapText(RESOLVES_LEGEND, width)) lines.push(paint('dim', line));
+    if (resolves) for (const line of wrapText(resolvesLegend(benchmarks), width)) lines.push(paint('dim', line));
     const legend = verdictsLegend(benchmarks.map((b) => b.verdict));
     if (legend) for (const line of wrapText(legend, width)) lines.push(paint('dim', line));
     if (benchmarks.some((b) => b.kind === 'http'))

@@ -18,6 +18,8 @@ import {
 import { readDump, type CountFigures } from '../../src/measure/counts/task.js';
 import type { Config, ExpectedStatus } from '../../src/config/types.js';
 import { serverRow } from '../../src/gate/counts.js';
+import { formatResolvable, resolvesLegend } from '../../src/report/format.js';
+import type { ReportBenchmark } from '../../src/report/model.js';
 import { fakeLoadTest, fakeRevision } from '../fakes.js';
 
 const where = 'benchgate.yml: http[0] (todos)';
@@ -498,8 +500,23 @@ describe('serverRow (the counted load tests in the report)', () => {
     expect(levels!.note).toBe(
       'its seeds counted it differently, up to 48% apart at a revision (instr a request: base 423, 423, 423; head 287, 423, 423 ' +
         'under seeds 1, 2, 3): the code runs on more than one level from process to process, or its work follows the seed or the ' +
-        'clock; more seeds (micro.seeds) narrow the interval around both',
+        'clock; more seeds (micro.seeds) narrow the interval around both; budget 5% is below what this run resolves beyond ' +
+        'it (≈113% with 3 seeds): a regression between 5% and 118% would likely pass unnoticed. Raise the budget or the ' +
+        'seeds (micro.seeds)',
     );
+    // What each row resolves is what its seeds' interval shows (no rounds to size it from): a loss its half-width beyond
+    // the budget clears it half the time, 95% power twice that at a one-sided 5%; an exact count resolves any change.
+    const half = (row: ReportBenchmark) => (Math.log1p(row.change!.high) - Math.log1p(row.change!.low)) / 2;
+    expect(levels!.resolvable).toBeCloseTo(Math.expm1(2 * half(levels!)), 12);
+    expect(levels!.resolvable).toBeGreaterThan(1);
+    expect(atBudget!.resolvable).toBeCloseTo(Math.expm1(2 * half(atBudget!)), 12);
+    expect(atBudget!.resolvable).toBeLessThan(0.05);
+    expect(exact!.resolvable).toBeCloseTo(Math.expm1(2 * half(exact!)), 12);
+    expect(oneSeed!.resolvable).toBeNull();
+    expect(formatResolvable(levels!)).toBe('≈113%');
+    // The legend says where a counted row's figure comes from.
+    expect(resolvesLegend(rows)).toContain("this run's seeds catch");
+    expect(resolvesLegend([...rows, { ...levels!, counts: undefined }])).toContain("this run's rounds (a counted row's: its seeds) catch");
     expect(atBudget!.change!.high - atBudget!.change!.low).toBeLessThan(0.05);
     expect(atBudget!.note).toBeUndefined();
     expect(oneSeed!.note).not.toContain('counted it differently');
