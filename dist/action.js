@@ -97288,7 +97288,17 @@ var ServerCounter = class {
     return Array.from({ length: count3 }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`, this.figure));
   }
 };
-function send(port, agent, request2, server) {
+async function send(port, agent, request2, server) {
+  try {
+    await sendOnce(port, agent, request2, server);
+  } catch (error2) {
+    if (!(error2 instanceof ClosedIdle)) throw error2;
+    await sendOnce(port, agent, request2, server, false);
+  }
+}
+var ClosedIdle = class extends Error {
+};
+function sendOnce(port, agent, request2, server, mayRetry = true) {
   return new Promise((resolve4, reject) => {
     const label2 = `${request2.method} ${formatPath(request2.path)}`;
     const outgoing = http4.request(
@@ -97307,10 +97317,15 @@ function send(port, agent, request2, server) {
       "timeout",
       () => outgoing.destroy(new Error(`${server.label} did not answer ${label2} within ${REQUEST_TIMEOUT_MS / 1e3}s`))
     );
+    let answered = false;
+    outgoing.on("response", () => answered = true);
     outgoing.on("error", (error2) => {
       try {
         server.checkAlive(`answering ${label2}`);
-        reject(error2);
+        const code = error2.code;
+        if (mayRetry && outgoing.reusedSocket && !answered && (code === "ECONNRESET" || code === "EPIPE"))
+          reject(new ClosedIdle(error2.message));
+        else reject(error2);
       } catch (crashed) {
         reject(crashed instanceof Error ? crashed : new Error(String(crashed)));
       }

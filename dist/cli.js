@@ -87991,7 +87991,17 @@ var ServerCounter = class {
     return Array.from({ length: count3 }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`, this.figure));
   }
 };
-function send(port, agent, request, server) {
+async function send(port, agent, request, server) {
+  try {
+    await sendOnce(port, agent, request, server);
+  } catch (error) {
+    if (!(error instanceof ClosedIdle)) throw error;
+    await sendOnce(port, agent, request, server, false);
+  }
+}
+var ClosedIdle = class extends Error {
+};
+function sendOnce(port, agent, request, server, mayRetry = true) {
   return new Promise((resolve3, reject) => {
     const label2 = `${request.method} ${formatPath(request.path)}`;
     const outgoing = http3.request(
@@ -88010,10 +88020,15 @@ function send(port, agent, request, server) {
       "timeout",
       () => outgoing.destroy(new Error(`${server.label} did not answer ${label2} within ${REQUEST_TIMEOUT_MS / 1e3}s`))
     );
+    let answered = false;
+    outgoing.on("response", () => answered = true);
     outgoing.on("error", (error) => {
       try {
         server.checkAlive(`answering ${label2}`);
-        reject(error);
+        const code = error.code;
+        if (mayRetry && outgoing.reusedSocket && !answered && (code === "ECONNRESET" || code === "EPIPE"))
+          reject(new ClosedIdle(error.message));
+        else reject(error);
       } catch (crashed) {
         reject(crashed instanceof Error ? crashed : new Error(String(crashed)));
       }

@@ -1,5 +1,7 @@
 // A load test counted under callgrind (measure/counts/server.ts): the command that wraps its node, and how the seeds of
 // each revision's servers pair, where callgrind is not what answers.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +14,7 @@ import {
   countServers,
   PREWARM_REQUESTS,
   prewarmCycles,
+  send,
   type CountedServer,
   type ServerCountPlan,
 } from '../../src/measure/counts/server.js';
@@ -525,6 +528,54 @@ describe('serverRow (the counted load tests in the report)', () => {
     for (const row of [levels!, atBudget!, exact!]) {
       const { base, head } = row.counts!;
       expect(base!.instructions / head!.instructions - 1).toBeCloseTo(row.change!.estimate, 10);
+    }
+  });
+});
+
+describe('send (one request of a counted load test)', () => {
+  /** A server on 127.0.0.1 that resets a kept-alive connection at its `resetAt`-th request, as a keep-alive close crossing it. */
+  async function resetting(resetAt: number) {
+    const seen: number[] = [];
+    const sockets = new WeakMap<object, number>();
+    let next = 0;
+    const server = http.createServer((req, res) => {
+      if (!sockets.has(req.socket)) sockets.set(req.socket, next++);
+      const socket = sockets.get(req.socket)!;
+      seen.push(socket);
+      if (seen.filter((s) => s === socket).length === resetAt) req.socket.destroy();
+      else res.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, seen, port: (server.address() as AddressInfo).port };
+  }
+  const fake = { label: 'a fake server', checkAlive: () => undefined };
+  const request = { method: 'GET', path: '/', headers: {}, status: ['2xx'] } as unknown as Parameters<typeof send>[2];
+
+  it('sends a request again, once, on a new connection where the server reset the kept-alive one before answering', async () => {
+    const { server, seen, port } = await resetting(2);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      await send(port, agent, request, fake);
+      // The second request on the first connection is reset unanswered (the old code failed here with ECONNRESET).
+      await send(port, agent, request, fake);
+      expect(seen).toEqual([0, 0, 1]);
+    } finally {
+      agent.destroy();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('fails a request reset on a new connection: only a reused one may have been closed while idle', async () => {
+    const { server, seen, port } = await resetting(1);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      await expect(send(port, agent, request, fake)).rejects.toMatchObject({ code: 'ECONNRESET' });
+      expect(seen).toEqual([0]);
+    } finally {
+      agent.destroy();
+      server.closeAllConnections();
+      server.close();
     }
   });
 });
