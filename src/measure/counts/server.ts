@@ -286,8 +286,9 @@ class ServerCounter implements BlockCounter {
  * server closes a connection idle for its keep-alive timeout (node's 5 s, by the wall clock), which a server under the
  * simulator reaches while vgdb turns its instrumentation on or the machine is loaded: its close can cross the next
  * request, which then fails with a reset before any answer (Node 24, a CI run: "read ECONNRESET" on the counted load
- * test's fixture). Such a request was never served: it is sent again, once, on a new connection (node's documented
- * remedy, `request.reusedSocket`); a server that dies or resets a new connection still fails the count.
+ * test's fixture). Such a request had no answer, and most likely never reached the route: it is sent again, once, on a
+ * new connection (node's documented remedy, `request.reusedSocket`); where the server had served it before the reset,
+ * its block holds one request's work more. A server that dies or resets a new connection still fails the count.
  */
 export async function send(
   port: number,
