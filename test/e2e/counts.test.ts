@@ -114,11 +114,19 @@ describe('benchgate compare --measure counts (micro.measure: counts), under call
       expect(Math.abs(count / bench!.counts.head.seeds[i]! - 1), `seed ${i + 1}`).toBeLessThan(1e-4);
     });
     expect(Math.abs(bench!.change.estimate)).toBeLessThan(1e-4);
-    // A rerun checks out at the same paths (checkout/folder.ts), so it reads the same figures, to the instruction.
+    // A rerun checks out at the same paths (checkout/folder.ts), so it reads the same figures within 0.01% (issue 49's
+    // target), as a rule to the instruction. Not always exactly: V8 formats each collection's times (the clock) into its
+    // trace ring buffer, so a block holding one costs a few instructions more or less from run to run, and a CI run read
+    // this task 8 instructions apart in a block of 1.29M (0.0006%; which cause, not found: docs/counts.md). A rerun on
+    // another warm-up, seed order or plateau reads 0.1% to 55% off.
     const rerun = await runCli(['compare', '--base', 'main', '--head', 'main', '--profile', 'never', '--json', 'out/rerun.json'], repo);
     expect(rerun.code, rerun.stderr).toBe(0);
     const [again] = readJson(path.join(repo, 'out/rerun.json')).benchmarks as CountedRow[];
-    expect([again!.counts.base.seeds, again!.counts.head.seeds]).toEqual([bench!.counts.base.seeds, bench!.counts.head.seeds]);
+    const figures = (row: CountedRow) => [...row.counts.base.seeds, ...row.counts.head.seeds];
+    expect(figures(again!)).toHaveLength(4);
+    figures(again!).forEach((count, i) => {
+      expect(Math.abs(count / figures(bench!)[i]! - 1), `figure ${i + 1}`).toBeLessThan(1e-4);
+    });
   });
 
   it('measures each micro-benchmark as its pattern in micro.measures says: one task counted, the other timed, in one run', async () => {
