@@ -97207,7 +97207,7 @@ async function countServerOnce(plan, late) {
     probe: true,
     env: COUNTED_ENV
   });
-  const agent = new http4.Agent({ keepAlive: true, maxSockets: 1 });
+  const agent = countingAgent();
   try {
     const counter2 = new ServerCounter(server, plan.dumpPrefix, plan.figure);
     await counter2.hello();
@@ -97219,10 +97219,11 @@ async function countServerOnce(plan, late) {
           `${server.label} was not counted within ${formatDuration(limitMs)} under callgrind (a request of millions of instructions, or a warm-up that never settles): measure this load test in time (measure: time)`
         );
     };
+    let resent = 0;
     const cycle = async (n) => {
       bound();
       for (let i2 = 0; i2 < n; i2++) {
-        for (const request2 of benchmark.requests) await send(server.port, agent, request2, server);
+        for (const request2 of benchmark.requests) if ((await send(server.port, agent, request2, server)).resent) resent++;
         bound();
       }
     };
@@ -97247,7 +97248,8 @@ async function countServerOnce(plan, late) {
       floor: perRequest2(figures.floor),
       window: perRequest2(figures.window),
       calls: figures.calls * benchmark.requests.length,
-      phasesMs
+      phasesMs,
+      ...resent ? { resent } : {}
     };
   } finally {
     agent.destroy();
@@ -97288,12 +97290,17 @@ var ServerCounter = class {
     return Array.from({ length: count3 }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`, this.figure));
   }
 };
+function countingAgent() {
+  return new http4.Agent({ keepAlive: true, maxSockets: 1, timeout: REQUEST_TIMEOUT_MS });
+}
 async function send(port, agent, request2, server) {
   try {
     await sendOnce(port, agent, request2, server);
+    return { resent: false };
   } catch (error2) {
     if (!(error2 instanceof ClosedIdle)) throw error2;
     await sendOnce(port, agent, request2, server, false);
+    return { resent: true };
   }
 }
 var ClosedIdle = class extends Error {
@@ -97337,6 +97344,10 @@ function phases(ms) {
   if (!ms) return "";
   return ` (its start ${formatDuration(ms.start)}, the uncounted requests ${formatDuration(ms.uncounted)}, the blocks ${formatDuration(ms.blocks)})`;
 }
+function resends(count3) {
+  if (!count3) return "";
+  return `; ${count3} request(s) sent again on a new connection, the server having closed a kept-alive one under them (a block may hold one request's work more)`;
+}
 async function countServers(plan) {
   const now = plan.now ?? Date.now;
   const count3 = plan.count ?? countServer;
@@ -97367,7 +97378,7 @@ async function countServers(plan) {
         const figures = await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix });
         results.set(job, figures);
         plan.log(
-          `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions a request, after ${(prewarmCycles(job.benchmark) * job.benchmark.requests.length).toLocaleString("en-US")} requests uncounted and ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ""}${figures.steady ? "" : " (no steady state)"}, in ${formatDuration(now() - started)}${phases(figures.phasesMs)}`
+          `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions a request, after ${(prewarmCycles(job.benchmark) * job.benchmark.requests.length).toLocaleString("en-US")} requests uncounted and ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ""}${figures.steady ? "" : " (no steady state)"}, in ${formatDuration(now() - started)}${phases(figures.phasesMs)}${resends(figures.resent)}`
         );
       } catch (error2) {
         results.set(job, error2 instanceof Error ? error2 : new Error(String(error2)));

@@ -87910,7 +87910,7 @@ async function countServerOnce(plan, late) {
     probe: true,
     env: COUNTED_ENV
   });
-  const agent = new http3.Agent({ keepAlive: true, maxSockets: 1 });
+  const agent = countingAgent();
   try {
     const counter2 = new ServerCounter(server, plan.dumpPrefix, plan.figure);
     await counter2.hello();
@@ -87922,10 +87922,11 @@ async function countServerOnce(plan, late) {
           `${server.label} was not counted within ${formatDuration(limitMs)} under callgrind (a request of millions of instructions, or a warm-up that never settles): measure this load test in time (measure: time)`
         );
     };
+    let resent = 0;
     const cycle = async (n) => {
       bound();
       for (let i2 = 0; i2 < n; i2++) {
-        for (const request of benchmark.requests) await send(server.port, agent, request, server);
+        for (const request of benchmark.requests) if ((await send(server.port, agent, request, server)).resent) resent++;
         bound();
       }
     };
@@ -87950,7 +87951,8 @@ async function countServerOnce(plan, late) {
       floor: perRequest2(figures.floor),
       window: perRequest2(figures.window),
       calls: figures.calls * benchmark.requests.length,
-      phasesMs
+      phasesMs,
+      ...resent ? { resent } : {}
     };
   } finally {
     agent.destroy();
@@ -87991,12 +87993,17 @@ var ServerCounter = class {
     return Array.from({ length: count3 }, (_, k) => readDump(`${this.prefix}.${first + 1 + k}`, this.figure));
   }
 };
+function countingAgent() {
+  return new http3.Agent({ keepAlive: true, maxSockets: 1, timeout: REQUEST_TIMEOUT_MS });
+}
 async function send(port, agent, request, server) {
   try {
     await sendOnce(port, agent, request, server);
+    return { resent: false };
   } catch (error) {
     if (!(error instanceof ClosedIdle)) throw error;
     await sendOnce(port, agent, request, server, false);
+    return { resent: true };
   }
 }
 var ClosedIdle = class extends Error {
@@ -88040,6 +88047,10 @@ function phases(ms) {
   if (!ms) return "";
   return ` (its start ${formatDuration(ms.start)}, the uncounted requests ${formatDuration(ms.uncounted)}, the blocks ${formatDuration(ms.blocks)})`;
 }
+function resends(count3) {
+  if (!count3) return "";
+  return `; ${count3} request(s) sent again on a new connection, the server having closed a kept-alive one under them (a block may hold one request's work more)`;
+}
 async function countServers(plan) {
   const now = plan.now ?? Date.now;
   const count3 = plan.count ?? countServer;
@@ -88070,7 +88081,7 @@ async function countServers(plan) {
         const figures = await count3({ ...plan, benchmark: job.benchmark, revision: job.revision, seed: job.seed, dumpPrefix });
         results.set(job, figures);
         plan.log(
-          `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions a request, after ${(prewarmCycles(job.benchmark) * job.benchmark.requests.length).toLocaleString("en-US")} requests uncounted and ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ""}${figures.steady ? "" : " (no steady state)"}, in ${formatDuration(now() - started)}${phases(figures.phasesMs)}`
+          `counts: ${job.benchmark.id}, ${job.revision.label} under seed ${job.seed}: ${Math.round(figures.instructions)} instructions a request, after ${(prewarmCycles(job.benchmark) * job.benchmark.requests.length).toLocaleString("en-US")} requests uncounted and ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ""}${figures.steady ? "" : " (no steady state)"}, in ${formatDuration(now() - started)}${phases(figures.phasesMs)}${resends(figures.resent)}`
         );
       } catch (error) {
         results.set(job, error instanceof Error ? error : new Error(String(error)));

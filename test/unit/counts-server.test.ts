@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { callgrindArgs } from '../../src/measure/counts/callgrind.js';
 import {
   callgrindCommand,
+  countingAgent,
   countServer,
   countServers,
   PREWARM_REQUESTS,
@@ -142,7 +143,9 @@ describe('countServers', () => {
       count: async (job: ServerCountPlan) => {
         started.push(`${job.revision.label}:${job.seed}`);
         const figures = { ...steady((job.revision.label === 'base' ? 100 : 120) + job.seed), steady: job.seed !== 2 };
-        // Seed 3's servers say what their time went to (a real server does); the others do not.
+        // Seed 3's servers say what their time went to (a real server does), head's under seed 1 that it sent 2
+        // requests again (send); the others neither.
+        if (job.seed === 1 && job.revision.label === 'head') return { ...figures, resent: 2 };
         return job.seed === 3 ? { ...figures, phasesMs: { start: 7_400, uncounted: 8_800, blocks: 48_800 } } : figures;
       },
     });
@@ -162,6 +165,10 @@ describe('countServers', () => {
       'counts: http > todos, base under seed 3: 103 instructions a request, after 4,096 requests uncounted and 10 warm-up block(s) ' +
         'of 256 cycle(s) of requests, in 1m05s (its start 7.4s, the uncounted requests 8.8s, the blocks 49s)',
     );
+    expect(lines.find((line) => line.includes('head under seed 1:'))).toMatch(
+      /, in 1m05s; 2 request\(s\) sent again on a new connection, the server having closed a kept-alive one under them/,
+    );
+    expect(lines.filter((line) => line.includes('sent again'))).toHaveLength(1);
   });
 
   it('leaves a seed the time limit did not start at one revision out at both', async () => {
@@ -555,12 +562,41 @@ describe('send (one request of a counted load test)', () => {
     const { server, seen, port } = await resetting(2);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      await send(port, agent, request, fake);
+      expect(await send(port, agent, request, fake)).toEqual({ resent: false });
       // The second request on the first connection is reset unanswered (the old code failed here with ECONNRESET).
-      await send(port, agent, request, fake);
+      expect(await send(port, agent, request, fake)).toEqual({ resent: true });
       expect(seen).toEqual([0, 0, 1]);
     } finally {
       agent.destroy();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("closes an idle kept-alive connection before the server's Keep-Alive timeout says, so no request crosses its close", async () => {
+    // The server closes after 3 s idle and says `Keep-Alive: timeout=3`; the counting agent closes after 2 s by its own
+    // clock. A request after 2.2 s idle goes on a new connection; a plain keep-alive agent reuses the old one.
+    const server = http.createServer((req, res) => res.end('ok'));
+    server.keepAliveTimeout = 3_000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const reused = async (agent: http.Agent) => {
+      const get = () =>
+        new Promise<boolean>((resolve, reject) => {
+          const req = http.get({ host: '127.0.0.1', port, agent }, (res) => res.resume().on('end', () => resolve(req.reusedSocket)));
+          req.on('error', reject);
+        });
+      await get();
+      await new Promise((resolve) => setTimeout(resolve, 2_200));
+      return get();
+    };
+    const [counting, plain] = [countingAgent(), new http.Agent({ keepAlive: true, maxSockets: 1 })];
+    try {
+      expect(await reused(counting)).toBe(false);
+      expect(await reused(plain)).toBe(true);
+    } finally {
+      counting.destroy();
+      plain.destroy();
       server.closeAllConnections();
       server.close();
     }

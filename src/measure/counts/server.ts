@@ -168,6 +168,8 @@ export function countServer(plan: ServerCountPlan): Promise<ServerFigures> {
  */
 export interface ServerFigures extends CountFigures {
   phasesMs?: { start: number; uncounted: number; blocks: number };
+  /** Requests sent again on a new connection after the server closed a kept-alive one under them (send). */
+  resent?: number;
 }
 
 async function countServerOnce(plan: ServerCountPlan, late: boolean): Promise<ServerFigures> {
@@ -184,7 +186,7 @@ async function countServerOnce(plan: ServerCountPlan, late: boolean): Promise<Se
     probe: true,
     env: COUNTED_ENV,
   });
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const agent = countingAgent();
   try {
     const counter = new ServerCounter(server, plan.dumpPrefix, plan.figure);
     await counter.hello();
@@ -197,10 +199,11 @@ async function countServerOnce(plan: ServerCountPlan, late: boolean): Promise<Se
             'instructions, or a warm-up that never settles): measure this load test in time (measure: time)',
         );
     };
+    let resent = 0;
     const cycle = async (n: number) => {
       bound();
       for (let i = 0; i < n; i++) {
-        for (const request of benchmark.requests) await send(server.port, agent, request, server);
+        for (const request of benchmark.requests) if ((await send(server.port, agent, request, server)).resent) resent++;
         bound();
       }
     };
@@ -234,6 +237,7 @@ async function countServerOnce(plan: ServerCountPlan, late: boolean): Promise<Se
       window: perRequest(figures.window),
       calls: figures.calls * benchmark.requests.length,
       phasesMs,
+      ...(resent ? { resent } : {}),
     };
   } finally {
     agent.destroy();
@@ -282,25 +286,38 @@ class ServerCounter implements BlockCounter {
 }
 
 /**
+ * The counting client's one kept-alive connection. With a timeout of its own, node's agent closes an idle connection a
+ * second before the server's `Keep-Alive: timeout=` says, by the client's clock (without one it keeps it until the
+ * server's close arrives, which can cross the next request: send); each request sets its own timeout while it runs.
+ */
+export function countingAgent(): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets: 1, timeout: REQUEST_TIMEOUT_MS });
+}
+
+/**
  * One request on the kept-alive connection, its body read whole; a status its request does not expect throws. A
  * server closes a connection idle for its keep-alive timeout (node's 5 s, by the wall clock), which a server under the
- * simulator reaches while vgdb turns its instrumentation on or the machine is loaded: its close can cross the next
- * request, which then fails with a reset before any answer (Node 24, a CI run: "read ECONNRESET" on the counted load
+ * simulator reaches while vgdb turns its instrumentation on. countingAgent closes it first, by benchgate's clock, but
+ * where benchgate's process was held back longer than its second of margin (a loaded machine), the close can cross the
+ * next request, which then fails with a reset before any answer (Node 24, a CI run: "read ECONNRESET" on the counted load
  * test's fixture). Such a request had no answer, and most likely never reached the route: it is sent again, once, on a
  * new connection (node's documented remedy, `request.reusedSocket`); where the server had served it before the reset,
- * its block holds one request's work more. A server that dies or resets a new connection still fails the count.
+ * its block holds one request's work more. A server that dies or resets a new connection still fails the count. Whether
+ * it was sent again is returned: the server's log line says how many were (countServers).
  */
 export async function send(
   port: number,
   agent: http.Agent,
   request: HttpRequestConfig,
   server: Pick<ServerProcess, 'label' | 'checkAlive'>,
-) {
+): Promise<{ resent: boolean }> {
   try {
     await sendOnce(port, agent, request, server);
+    return { resent: false };
   } catch (error) {
     if (!(error instanceof ClosedIdle)) throw error;
     await sendOnce(port, agent, request, server, false);
+    return { resent: true };
   }
 }
 
@@ -386,6 +403,15 @@ function phases(ms: ServerFigures['phasesMs']): string {
   return ` (its start ${formatDuration(ms.start)}, the uncounted requests ${formatDuration(ms.uncounted)}, the blocks ${formatDuration(ms.blocks)})`;
 }
 
+/** The requests a server's count sent again (send), for its log line: each may have been served twice. */
+function resends(count: number | undefined): string {
+  if (!count) return '';
+  return (
+    `; ${count} request(s) sent again on a new connection, the server having closed a kept-alive one under them ` +
+    "(a block may hold one request's work more)"
+  );
+}
+
 /** Every counted load test, each revision under each seed in a server of its own, side by side. */
 export async function countServers(plan: ServerCountsPlan): Promise<CountedServer[]> {
   const now = plan.now ?? Date.now;
@@ -427,7 +453,7 @@ export async function countServers(plan: ServerCountsPlan): Promise<CountedServe
             `a request, after ${(prewarmCycles(job.benchmark) * job.benchmark.requests.length).toLocaleString('en-US')} requests ` +
             `uncounted and ${figures.warmupBlocks} warm-up block(s) of ${figures.batch} cycle(s) of requests` +
             `${figures.collectionBlocks ? `, ${figures.collectionBlocks} measured block(s) of a collection's work left out` : ''}` +
-            `${figures.steady ? '' : ' (no steady state)'}, in ${formatDuration(now() - started)}${phases(figures.phasesMs)}`,
+            `${figures.steady ? '' : ' (no steady state)'}, in ${formatDuration(now() - started)}${phases(figures.phasesMs)}${resends(figures.resent)}`,
         );
       } catch (error) {
         results.set(job, error instanceof Error ? error : new Error(String(error)));
