@@ -97309,7 +97309,7 @@ function sendOnce(port, agent, request2, server, mayRetry = true) {
   return new Promise((resolve4, reject) => {
     const label2 = `${request2.method} ${formatPath(request2.path)}`;
     const outgoing = http4.request(
-      { host: "127.0.0.1", port, method: request2.method, path: request2.path, headers: request2.headers, agent, timeout: REQUEST_TIMEOUT_MS },
+      { host: "127.0.0.1", port, method: request2.method, path: request2.path, headers: request2.headers, agent },
       (response) => {
         response.resume();
         response.on("error", reject);
@@ -97320,8 +97320,8 @@ function sendOnce(port, agent, request2, server, mayRetry = true) {
         });
       }
     );
-    outgoing.on(
-      "timeout",
+    outgoing.setTimeout(
+      REQUEST_TIMEOUT_MS,
       () => outgoing.destroy(new Error(`${server.label} did not answer ${label2} within ${REQUEST_TIMEOUT_MS / 1e3}s`))
     );
     let answered = false;

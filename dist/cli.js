@@ -88012,7 +88012,7 @@ function sendOnce(port, agent, request, server, mayRetry = true) {
   return new Promise((resolve3, reject) => {
     const label2 = `${request.method} ${formatPath(request.path)}`;
     const outgoing = http3.request(
-      { host: "127.0.0.1", port, method: request.method, path: request.path, headers: request.headers, agent, timeout: REQUEST_TIMEOUT_MS },
+      { host: "127.0.0.1", port, method: request.method, path: request.path, headers: request.headers, agent },
       (response) => {
         response.resume();
         response.on("error", reject);
@@ -88023,8 +88023,8 @@ function sendOnce(port, agent, request, server, mayRetry = true) {
         });
       }
     );
-    outgoing.on(
-      "timeout",
+    outgoing.setTimeout(
+      REQUEST_TIMEOUT_MS,
       () => outgoing.destroy(new Error(`${server.label} did not answer ${label2} within ${REQUEST_TIMEOUT_MS / 1e3}s`))
     );
     let answered = false;

@@ -602,6 +602,30 @@ describe('send (one request of a counted load test)', () => {
     }
   });
 
+  it("answers a request on a reused connection that takes longer than the agent's idle timeout (node keeps it otherwise)", async () => {
+    // `Keep-Alive: timeout=2`: the counting agent's idle connection times out after 1 s, and node keeps that timeout on
+    // the connection through its next request unless the request sets its own (nodejs/node#53458).
+    let served = 0;
+    const server = http.createServer((req, res) => {
+      served++;
+      if (served === 2) setTimeout(() => res.end('late'), 1_500);
+      else res.end('ok');
+    });
+    server.keepAliveTimeout = 2_000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const agent = countingAgent();
+    try {
+      const port = (server.address() as AddressInfo).port;
+      expect(await send(port, agent, request, fake)).toEqual({ resent: false });
+      expect(await send(port, agent, request, fake)).toEqual({ resent: false });
+      expect(served).toBe(2);
+    } finally {
+      agent.destroy();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('fails a request reset on a new connection: only a reused one may have been closed while idle', async () => {
     const { server, seen, port } = await resetting(1);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });

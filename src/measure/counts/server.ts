@@ -288,7 +288,8 @@ class ServerCounter implements BlockCounter {
 /**
  * The counting client's one kept-alive connection. With a timeout of its own, node's agent closes an idle connection a
  * second before the server's `Keep-Alive: timeout=` says, by the client's clock (without one it keeps it until the
- * server's close arrives, which can cross the next request: send); each request sets its own timeout while it runs.
+ * server's close arrives, which can cross the next request: send); each request sets its own timeout while it runs
+ * (sendOnce).
  */
 export function countingAgent(): http.Agent {
   return new http.Agent({ keepAlive: true, maxSockets: 1, timeout: REQUEST_TIMEOUT_MS });
@@ -334,7 +335,7 @@ function sendOnce(
   return new Promise((resolve, reject) => {
     const label = `${request.method} ${formatPath(request.path)}`;
     const outgoing = http.request(
-      { host: '127.0.0.1', port, method: request.method, path: request.path, headers: request.headers, agent, timeout: REQUEST_TIMEOUT_MS },
+      { host: '127.0.0.1', port, method: request.method, path: request.path, headers: request.headers, agent },
       (response) => {
         response.resume();
         response.on('error', reject);
@@ -345,7 +346,9 @@ function sendOnce(
         });
       },
     );
-    outgoing.on('timeout', () =>
+    // Set on the request itself: a reused connection keeps the idle timeout countingAgent's keep-alive gave it (a second
+    // less than the server's) through the next request otherwise, whatever `timeout` the request's options say.
+    outgoing.setTimeout(REQUEST_TIMEOUT_MS, () =>
       outgoing.destroy(new Error(`${server.label} did not answer ${label} within ${REQUEST_TIMEOUT_MS / 1000}s`)),
     );
     let answered = false;
