@@ -297,14 +297,15 @@ export function countingAgent(): http.Agent {
 
 /**
  * One request on the kept-alive connection, its body read whole; a status its request does not expect throws. A
- * server closes a connection idle for its keep-alive timeout (node's 5 s, by the wall clock), which a server under the
- * simulator reaches while vgdb turns its instrumentation on. countingAgent closes it first, by benchgate's clock, but
- * where benchgate's process was held back longer than its second of margin (a loaded machine), the close can cross the
- * next request, which then fails with a reset before any answer (Node 24, a CI run: "read ECONNRESET" on the counted load
- * test's fixture). Such a request had no answer, and most likely never reached the route: it is sent again, once, on a
- * new connection (node's documented remedy, `request.reusedSocket`); where the server had served it before the reset,
- * its block holds one request's work more. A server that dies or resets a new connection still fails the count. Whether
- * it was sent again is returned: the server's log line says how many were (countServers).
+ * server closes a connection idle for its keep-alive timeout (node's 5 s and a second of buffer, by the wall clock),
+ * which a server under the simulator reaches while vgdb turns its instrumentation on. countingAgent closes it 2 s
+ * before, by benchgate's clock, but where benchgate's process was held back beyond that (a loaded machine), the close
+ * can cross the next request, which then fails with a reset before any answer (Node 24, a CI run: "read ECONNRESET"
+ * on the counted load test's fixture). Such a request had no answer, and most likely never reached the route: it is
+ * sent again, once, on a new connection (node's documented remedy, `request.reusedSocket`); where the server had
+ * served it before the reset, its block holds one request's work more. A server that dies or resets a new connection
+ * still fails the count. Whether it was sent again is returned: the server's log line says how many were
+ * (countServers).
  */
 export async function send(
   port: number,
@@ -347,7 +348,7 @@ function sendOnce(
       },
     );
     // Set on the request itself: a reused connection keeps the idle timeout countingAgent's keep-alive gave it (a second
-    // less than the server's) through the next request otherwise, whatever `timeout` the request's options say.
+    // less than the server's hint) through the next request otherwise, a `timeout` option equal to the agent's included.
     outgoing.setTimeout(REQUEST_TIMEOUT_MS, () =>
       outgoing.destroy(new Error(`${server.label} did not answer ${label} within ${REQUEST_TIMEOUT_MS / 1000}s`)),
     );
