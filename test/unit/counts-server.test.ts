@@ -540,46 +540,52 @@ describe('serverRow (the counted load tests in the report)', () => {
 });
 
 describe('send (one request of a counted load test)', () => {
-  /** A server on 127.0.0.1 that resets a kept-alive connection at its `resetAt`-th request, as a keep-alive close crossing it. */
+  /** A server on 127.0.0.1 answering with `handler`, its port, and what closes it and the agents given. */
+  async function serving(handler: http.RequestListener, keepAliveTimeoutMs?: number) {
+    const server = http.createServer(handler);
+    if (keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = keepAliveTimeoutMs;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const close = (...agents: http.Agent[]) => {
+      for (const agent of agents) agent.destroy();
+      server.closeAllConnections();
+      server.close();
+    };
+    return { port: (server.address() as AddressInfo).port, close };
+  }
+  /** A server that resets a kept-alive connection at its `resetAt`-th request, as a keep-alive close crossing it. */
   async function resetting(resetAt: number) {
     const seen: number[] = [];
     const sockets = new WeakMap<object, number>();
     let next = 0;
-    const server = http.createServer((req, res) => {
+    const served = await serving((req, res) => {
       if (!sockets.has(req.socket)) sockets.set(req.socket, next++);
       const socket = sockets.get(req.socket)!;
       seen.push(socket);
       if (seen.filter((s) => s === socket).length === resetAt) req.socket.destroy();
       else res.end('ok');
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return { server, seen, port: (server.address() as AddressInfo).port };
+    return { ...served, seen };
   }
   const fake = { label: 'a fake server', checkAlive: () => undefined };
   const request = { method: 'GET', path: '/', headers: {}, status: ['2xx'] } as unknown as Parameters<typeof send>[2];
 
   it('sends a request again, once, on a new connection where the server reset the kept-alive one before answering', async () => {
-    const { server, seen, port } = await resetting(2);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const { port, close, seen } = await resetting(2);
+    const agent = countingAgent();
     try {
       expect(await send(port, agent, request, fake)).toEqual({ resent: false });
       // The second request on the first connection is reset unanswered (the old code failed here with ECONNRESET).
       expect(await send(port, agent, request, fake)).toEqual({ resent: true });
       expect(seen).toEqual([0, 0, 1]);
     } finally {
-      agent.destroy();
-      server.closeAllConnections();
-      server.close();
+      close(agent);
     }
   });
 
   it("closes an idle kept-alive connection before the server's Keep-Alive timeout says, so no request crosses its close", async () => {
     // The server closes after 3 s idle and says `Keep-Alive: timeout=3`; the counting agent closes after 2 s by its own
     // clock. A request after 2.2 s idle goes on a new connection; a plain keep-alive agent reuses the old one.
-    const server = http.createServer((req, res) => res.end('ok'));
-    server.keepAliveTimeout = 3_000;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
+    const { port, close } = await serving((req, res) => res.end('ok'), 3_000);
     const reused = async (agent: http.Agent) => {
       const get = () =>
         new Promise<boolean>((resolve, reject) => {
@@ -595,10 +601,7 @@ describe('send (one request of a counted load test)', () => {
       expect(await reused(counting)).toBe(false);
       expect(await reused(plain)).toBe(true);
     } finally {
-      counting.destroy();
-      plain.destroy();
-      server.closeAllConnections();
-      server.close();
+      close(counting, plain);
     }
   });
 
@@ -607,38 +610,31 @@ describe('send (one request of a counted load test)', () => {
     // the connection through its next request unless the request sets its own (nodejs/node#53458).
     let served = 0;
     const connections = new Set<object>();
-    const server = http.createServer((req, res) => {
+    const { port, close } = await serving((req, res) => {
       served++;
       connections.add(req.socket);
       if (served === 2) setTimeout(() => res.end('late'), 1_500);
       else res.end('ok');
-    });
-    server.keepAliveTimeout = 2_000;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    }, 2_000);
     const agent = countingAgent();
     try {
-      const port = (server.address() as AddressInfo).port;
       expect(await send(port, agent, request, fake)).toEqual({ resent: false });
       expect(await send(port, agent, request, fake)).toEqual({ resent: false });
       // Both on one connection: the second request was the reused connection's, whose idle timeout it outlived.
       expect([served, connections.size]).toEqual([2, 1]);
     } finally {
-      agent.destroy();
-      server.closeAllConnections();
-      server.close();
+      close(agent);
     }
   });
 
   it('fails a request reset on a new connection: only a reused one may have been closed while idle', async () => {
-    const { server, seen, port } = await resetting(1);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const { port, close, seen } = await resetting(1);
+    const agent = countingAgent();
     try {
       await expect(send(port, agent, request, fake)).rejects.toMatchObject({ code: 'ECONNRESET' });
       expect(seen).toEqual([0]);
     } finally {
-      agent.destroy();
-      server.closeAllConnections();
-      server.close();
+      close(agent);
     }
   });
 });
