@@ -91583,6 +91583,8 @@ function nativeTargets(compared, sides, files, inventory) {
 function notRunnable(target) {
   const harness = target.head?.harness ?? target.base?.harness;
   if (harness === "default export") return "it exports its tasks for benchgate and runs none itself: nothing to run natively";
+  if (harness === "cronometro")
+    return "cronometro times each test in a worker thread of its own, which benchgate does not observe: not run natively";
   if (harness === void 0 || !RUNNABLE.has(harness)) return "benchgate found no harness it can observe in it: not run natively";
   return void 0;
 }

@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import vm from "node:vm";
 
 // src/measure/micro/harness/packages.ts
-var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest"];
+var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest", "cronometro"];
 var GRAPH_PARAMETER = "benchgate-graph";
 
 // src/measure/micro/harness/typescript-files.ts
@@ -184,6 +184,17 @@ function* captureModule(url, next) {
 const api = capture.vitest(${target});
 export const { ${names.join(", ")} } = api;
 export default api;
+`;
+  }
+  if (name === "cronometro") {
+    const answered = `const answered = capture.cronometro?.(real, ${target}) ?? real;`;
+    const exported = `export const cronometro = answered.cronometro;
+export default answered.default;
+export * from ${target};`;
+    return `import * as real from ${target};
+${capture}
+${answered}
+${exported}
 `;
   }
   const hasDefault = yield* exportsDefault(real, next);

@@ -1137,7 +1137,7 @@ import path2 from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/measure/micro/harness/packages.ts
-var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest"];
+var HARNESS_PACKAGES = ["benchmark", "tinybench", "mitata", "vitest", "cronometro"];
 var GRAPH_PARAMETER = "benchgate-graph";
 
 // src/measure/micro/alternate.ts
@@ -1495,6 +1495,65 @@ var BenchmarkjsHarness = class extends PatchedHarness {
     this.capture.add({ suites, name, fn: task, opts });
   }
 };
+
+// src/measure/micro/harness/cronometro.ts
+import { inspect } from "node:util";
+var CronometroHarness = class {
+  constructor(capture) {
+    this.capture = capture;
+  }
+  capture;
+  name = "cronometro";
+  package = "cronometro";
+  /** `cronometro` and the default export, ours; its other exports (printResults, Tracker, ...) stay the revision's own. */
+  imported(resolved) {
+    this.capture.record("cronometro", resolved);
+    const cronometro = (tests, options, callback) => {
+      this.capture.record("cronometro", resolved);
+      for (const task of testsOf(tests)) this.capture.add(task);
+      this.capture.stir();
+      const done = typeof options === "function" ? options : callback;
+      if (typeof done !== "function") return Promise.resolve({});
+      process.nextTick(() => done(null, {}));
+      return void 0;
+    };
+    return { cronometro, default: cronometro };
+  }
+  /** A `require()` of it (cronometro is ESM: Node's require of an ES module answers its namespace). */
+  required(resolved, load) {
+    const loaded = load();
+    return { ...loaded, ...this.imported(resolved) };
+  }
+};
+function testsOf(tests) {
+  if (typeof tests !== "object" || tests === null)
+    throw new Error(`cronometro was given ${tests === null ? "null" : typeof tests}, not an object of tests by name`);
+  return Object.entries(tests).filter(([, test]) => test?.skip !== true).map(([name, test]) => {
+    if (typeof test === "function") return { suites: [], name, fn: asTask(test), opts: {} };
+    if (typeof test !== "object" || test === null)
+      throw new Error(`cronometro test '${name}' is ${test === null ? "null" : typeof test}, not a function or { test, before, after }`);
+    const { test: fn, before, after } = test;
+    if (typeof fn !== "function") throw new Error(`cronometro test '${name}' has no test function (its test is ${typeof fn})`);
+    const opts = {};
+    if (typeof before === "function") opts.beforeAll = () => settled(before);
+    if (typeof after === "function") opts.afterAll = () => settled(after);
+    return { suites: [], name, fn: asTask(fn), opts };
+  });
+}
+function asTask(test) {
+  if (test.length === 0) return test;
+  return () => settled(test);
+}
+function settled(hook) {
+  return new Promise((resolve, reject) => {
+    const returned = hook(
+      (error) => error ? reject(error instanceof Error ? error : new Error(`it called back with ${inspect(error)}`)) : resolve()
+    );
+    if (typeof returned?.then === "function")
+      returned.then(() => resolve(), reject);
+    else if (hook.length === 0) resolve();
+  });
+}
 
 // src/measure/micro/harness/graphs.ts
 import Module from "node:module";
@@ -2495,10 +2554,13 @@ var Capture = class {
   standIns = new StandIns(this);
   /** The harness modules, by the package a bench file imports or requires. */
   harnesses = new Map(
-    [new BenchmarkjsHarness(this), new TinybenchHarness(this), new MitataHarness(this), new VitestHarness(this)].map((harness) => [
-      harness.package,
-      harness
-    ])
+    [
+      new BenchmarkjsHarness(this),
+      new TinybenchHarness(this),
+      new MitataHarness(this),
+      new VitestHarness(this),
+      new CronometroHarness(this)
+    ].map((harness) => [harness.package, harness])
   );
   get loading() {
     return this.current !== void 0;
@@ -2601,6 +2663,10 @@ var Capture = class {
   }
   vitest(resolved) {
     return this.harnesses.get("vitest").imported(resolved);
+  }
+  /** Our `cronometro` (its default export too); the revision's other exports stay its own. */
+  cronometro(_real, resolved) {
+    return this.harnesses.get("cronometro").imported(resolved);
   }
   /** A module graph of its own for a bench file (graphs.ts). */
   inNewGraph(file) {
@@ -2805,6 +2871,17 @@ function* captureModule(url, next) {
 const api = capture.vitest(${target});
 export const { ${names.join(", ")} } = api;
 export default api;
+`;
+  }
+  if (name === "cronometro") {
+    const answered = `const answered = capture.cronometro?.(real, ${target}) ?? real;`;
+    const exported = `export const cronometro = answered.cronometro;
+export default answered.default;
+export * from ${target};`;
+    return `import * as real from ${target};
+${capture}
+${answered}
+${exported}
 `;
   }
   const hasDefault = yield* exportsDefault(real, next);
@@ -3278,6 +3355,7 @@ var ACCEPTED_SHAPES = [
   "a tinybench script: const bench = new Bench(); bench.add('name', fn); await bench.run()",
   "a mitata file: bench('name', fn); await run()",
   "a vitest bench file: describe('suite', () => { bench('name', fn) })",
+  "a cronometro file: await cronometro({ name() { ... } })",
   "benchgate's own: export default { 'name': fn } or export default (bench) => { bench.add('name', fn) }"
 ];
 function lateNote(error, file, root) {
@@ -3363,7 +3441,7 @@ function withConfigFailure(error, failed) {
 ${(error.stack ?? "").split("\n").slice(1).join("\n")}`;
   return wrapped;
 }
-var UNSUPPORTED_HARNESSES = ["cronometro", "bench-node"].map((name) => ({
+var UNSUPPORTED_HARNESSES = ["bench-node"].map((name) => ({
   name,
   // `from 'x'`, `require('x')` or `import('x')`: the name in a comment or a string of its own is no import.
   pattern: new RegExp(`(?:from\\s*|require\\s*\\(\\s*|import\\s*\\(\\s*)['"]${name}['"]`)
@@ -3684,7 +3762,7 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS, profile = false) {
     }
     return at;
   };
-  const settled = () => perCall.length >= Math.max(2 * STEADY_RUN, sizes.minWarmupBlocks, Math.ceil((1 + sizes.holdAfterFall) * lastFall())) && agree(floor(perCall.slice(-STEADY_RUN)), floor(perCall.slice(-2 * STEADY_RUN, -STEADY_RUN)));
+  const settled2 = () => perCall.length >= Math.max(2 * STEADY_RUN, sizes.minWarmupBlocks, Math.ceil((1 + sizes.holdAfterFall) * lastFall())) && agree(floor(perCall.slice(-STEADY_RUN)), floor(perCall.slice(-2 * STEADY_RUN, -STEADY_RUN)));
   const profiling = profile && counter instanceof Counter;
   let steady;
   let window;
@@ -3692,7 +3770,7 @@ async function countTask(loop, counter, sizes = CALL_BLOCKS, profile = false) {
     steady = false;
     while (perCall.length < sizes.maxWarmupBlocks) {
       perCall.push(...(await blocks(STEADY_RUN, batch)).map((spent) => (spent - overhead) / batch));
-      if (settled()) {
+      if (settled2()) {
         steady = true;
         break;
       }

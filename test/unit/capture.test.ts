@@ -1,5 +1,5 @@
 // Harness capture in the benchmark process (dist/runner.js): bench files written for benchmark.js,
-// tinybench, mitata and vitest, each in a small project whose node_modules links the real
+// tinybench, mitata, vitest and cronometro, each in a small project whose node_modules links the real
 // packages (benchgate's own dev dependencies), loaded and measured as benchgate's runs do.
 import { fork } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -341,6 +341,98 @@ await run()`,
     const loaded = await load(root, 'm.cjs');
     if (loaded.error) expect(loaded.error).toMatch(/ERR_REQUIRE_ESM|require\(\) of ES Module/);
     else expect(loaded.tasks).toEqual(['g > x']);
+  });
+});
+
+/**
+ * cronometro's shape (3.x to 6.x, an ES module: `export function cronometro`, `export default cronometro`, and
+ * printResults beside it), written here as a package: benchgate does not depend on cronometro, whose later versions
+ * need Node 22. Its cronometro throws: every call a bench file makes must reach benchgate's in its place.
+ */
+const CRONOMETRO = {
+  'node_modules/cronometro/package.json': JSON.stringify({ name: 'cronometro', version: '3.0.2', type: 'module', exports: './index.js' }),
+  'node_modules/cronometro/index.js':
+    "export function cronometro() { throw new Error('the real cronometro ran') }\nexport function printResults() { return 'printed' }\nexport default cronometro\n",
+};
+
+describe('cronometro', () => {
+  it("collects each call's tests in order, skips what it skips, and runs callbacks, promises and before/after", async () => {
+    const root = project({
+      ...CRONOMETRO,
+      'benchmark/parse.mjs': `import benchmark, { printResults } from 'cronometro'
+${LOG_ESM}
+const input = 'a=1&b=2'
+log('printResults ' + printResults())
+const results = await benchmark(
+  {
+    plain() { return new URLSearchParams(input).get('a') },
+    callback(cb) { setImmediate(() => { log('callback'); cb() }) },
+    async promise() { await null; return input.split('&') },
+    hooked: {
+      before(cb) { log('before'); cb() },
+      test() { return input.length },
+      async after() { log('after') },
+    },
+    skipped: { test() { log('skipped ran') }, skip: true },
+  },
+  { iterations: 10, warmup: true },
+)
+log('results ' + JSON.stringify(results))
+benchmark({ second() { return 2 } }, (error, results) => log('second done ' + error + ' ' + JSON.stringify(results)))
+`,
+    });
+    const { files, tasks } = await runner(root, ['benchmark/parse.mjs'], true);
+    expect(files[0]).toMatchObject({ harness: 'cronometro', tasks: ['plain', 'callback', 'promise', 'hooked', 'second'] });
+    expect(tasks.map((t) => [t.id, t.error?.message, t.head!.opsPerSec > 0])).toEqual(
+      ['plain', 'callback', 'promise', 'hooked', 'second'].map((name) => [`benchmark/parse.mjs > ${name}`, undefined, true]),
+    );
+    const log = logOf(root);
+    // Loaded: its other exports are cronometro's own; each call answered as cronometro answers, with no results.
+    expect(log.slice(0, 3)).toEqual(['printResults printed', 'results {}', 'second done null {}']);
+    // Measured: the callback test's calls each waited for it, the hooks ran around the hooked test, the skipped one never.
+    expect(log.filter((line) => line === 'callback').length).toBeGreaterThan(1);
+    expect(log.indexOf('before')).toBeGreaterThan(2);
+    expect(log.lastIndexOf('after')).toBeGreaterThan(log.indexOf('before'));
+    expect(log).not.toContain('skipped ran');
+  });
+
+  it('answers require() as well as import, its named export too', async () => {
+    const root = project({ ...CRONOMETRO, 'b.cjs': `const { cronometro } = require('cronometro')\ncronometro({ x() { return 1 } })\n` });
+    // cronometro is an ES module; require() of it needs Node's require(esm) (20.19+, 22.12+), else it is refused as Node refuses it.
+    const loaded = await load(root, 'b.cjs');
+    if (loaded.error) expect(loaded.error).toMatch(/ERR_REQUIRE_ESM|require\(\) of ES Module/);
+    else expect(loaded).toMatchObject({ harness: 'cronometro', tasks: ['x'] });
+  });
+
+  it('makes a test that calls back with an error, or rejects, an error row, not a figure', async () => {
+    const root = project({
+      ...CRONOMETRO,
+      'b.mjs': `import cronometro from 'cronometro'
+await cronometro({
+  fine(cb) { setImmediate(cb) },
+  calledBack(cb) { setImmediate(() => cb('no such key')) },
+  async rejects() { throw new Error('parse failed') },
+})
+`,
+    });
+    const { tasks } = await runner(root, ['b.mjs'], true);
+    expect(tasks.map((t) => [t.id, t.error?.message])).toEqual([
+      ['b.mjs > fine', undefined],
+      ['b.mjs > calledBack', expect.stringContaining("it called back with 'no such key'")],
+      ['b.mjs > rejects', expect.stringContaining('parse failed')],
+    ]);
+  });
+
+  it('names the test at fault: one that is not a function, and one with no test function', async () => {
+    const root = project({
+      ...CRONOMETRO,
+      'number.mjs': `import cronometro from 'cronometro'\nawait cronometro({ fine() {}, broken: 42 })\n`,
+      'empty.mjs': `import cronometro from 'cronometro'\nawait cronometro({ fine() {}, hooksOnly: { before(cb) { cb() } } })\n`,
+    });
+    expect((await load(root, 'number.mjs')).error).toMatch(
+      /cronometro test 'broken' is number, not a function or \{ test, before, after \}/,
+    );
+    expect((await load(root, 'empty.mjs')).error).toMatch(/cronometro test 'hooksOnly' has no test function \(its test is undefined\)/);
   });
 });
 
@@ -898,17 +990,17 @@ describe('a file that declares nothing benchgate knows', () => {
       expect(loaded.error).toContain(harness);
   });
 
-  it('names a harness benchgate does not run (cronometro), not only "no task"', async () => {
-    // A stand-in for cronometro: it would time each test in a worker of its own; here it only returns.
+  it('names a harness benchgate does not run (bench-node), not only "no task"', async () => {
+    // A stand-in for bench-node: it would time each benchmark with its own Suite and timer; here it only returns.
     const root = project({
-      'node_modules/cronometro/package.json': JSON.stringify({ name: 'cronometro', version: '5.3.0', main: 'index.js' }),
-      'node_modules/cronometro/index.js': 'module.exports = async function cronometro() { return {} }\n',
-      'ids.mjs': `import cronometro from 'cronometro'\nawait cronometro({ uuid() { return Math.random() } }, { iterations: 10 })\n`,
+      'node_modules/bench-node/package.json': JSON.stringify({ name: 'bench-node', version: '0.6.0', main: 'index.js' }),
+      'node_modules/bench-node/index.js': 'exports.Suite = class { add() { return this } async run() { return [] } }\n',
+      'ids.mjs': `import { Suite } from 'bench-node'\nawait new Suite().add('uuid', () => Math.random()).run()\n`,
       // The name in a comment or a string of its own is not an import.
-      'other.mjs': `// compare with cronometro later\nconst note = 'cronometro'\nexport {}\n`,
+      'other.mjs': `// compare with bench-node later\nconst note = 'bench-node'\nexport {}\n`,
     });
     const loaded = await load(root, 'ids.mjs');
-    expect(loaded.error).toMatch(/^Error: it uses cronometro, a harness benchgate does not run\. Declare each scenario as a task instead/);
+    expect(loaded.error).toMatch(/^Error: it uses bench-node, a harness benchgate does not run\. Declare each scenario as a task instead/);
     expect((await load(root, 'other.mjs')).error).toContain('it declares no task. benchgate accepts:');
   });
 });

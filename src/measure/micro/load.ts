@@ -20,7 +20,7 @@ export interface DeclaredTask {
 
 /** A bench file's tasks and how they were declared. */
 export interface LoadedFile {
-  /** 'benchmark.js', 'tinybench', 'mitata', 'vitest' or 'default export' (benchgate's own shape). */
+  /** 'benchmark.js', 'tinybench', 'mitata', 'vitest', 'cronometro' or 'default export' (benchgate's own shape). */
   harness: string;
   /** The harness copies the file resolved (each revision its own). */
   harnesses: HarnessCopy[];
@@ -51,6 +51,7 @@ const ACCEPTED_SHAPES = [
   "a tinybench script: const bench = new Bench(); bench.add('name', fn); await bench.run()",
   "a mitata file: bench('name', fn); await run()",
   "a vitest bench file: describe('suite', () => { bench('name', fn) })",
+  'a cronometro file: await cronometro({ name() { ... } })',
   "benchgate's own: export default { 'name': fn } or export default (bench) => { bench.add('name', fn) }",
 ];
 
@@ -70,13 +71,12 @@ export function lateNote(error: unknown, file: string, root: string): string {
 
 /**
  * Import a bench file and return its tasks: those its harness declares
- * (benchmark.js, tinybench, mitata, vitest; see harness/capture.ts), or else
+ * (benchmark.js, tinybench, mitata, vitest, cronometro; see harness/capture.ts), or else
  * those of its default export (an object of named task functions, or a
  * function that receives a tinybench Bench).
  */
 export async function loadBenchFile(file: string, root: string): Promise<LoadedFile> {
-  // Not loaded at all: cronometro starts this file again in a worker thread of its own, whose uncaught error would end
-  // the process before any file of it is named.
+  // Not loaded at all: a harness benchgate does not run times its tasks its own way, which may outlive the load.
   const source = sourceOf(file);
   const unsupported = UNSUPPORTED_HARNESSES.find(({ pattern }) => pattern.test(source))?.name;
   if (unsupported) throw new Error(`it uses ${unsupported}, a harness benchgate does not run. ${AS_TASKS}`);
@@ -161,11 +161,10 @@ function withConfigFailure(error: unknown, failed: string): unknown {
 }
 
 /**
- * Harnesses that time their tasks their own way (cronometro: each test in a worker thread of its own; bench-node: its
- * own Suite and timer), which a file that declares no task may be using: named, so the error says why nothing was found.
- * A text match on the file's imports: the file has loaded, and neither harness leaves a trace benchgate can capture.
+ * Harnesses that time their tasks their own way (bench-node: its own Suite and timer), which a file that declares no
+ * task may be using: named, so the error says why nothing was found. A text match on the file's imports.
  */
-const UNSUPPORTED_HARNESSES = ['cronometro', 'bench-node'].map((name) => ({
+const UNSUPPORTED_HARNESSES = ['bench-node'].map((name) => ({
   name,
   // `from 'x'`, `require('x')` or `import('x')`: the name in a comment or a string of its own is no import.
   pattern: new RegExp(`(?:from\\s*|require\\s*\\(\\s*|import\\s*\\(\\s*)['"]${name}['"]`),

@@ -140,7 +140,7 @@ export interface FileLoad {
   revision: RevisionLabel;
   file: string;
   tasks: string[];
-  /** How its tasks were declared: 'benchmark.js', 'tinybench', 'mitata', 'vitest' or 'default export'. */
+  /** How its tasks were declared: 'benchmark.js', 'tinybench', 'mitata', 'vitest', 'cronometro' or 'default export'. */
   harness?: string;
   /** The harness copies it resolved, with their versions: each revision its own. */
   harnesses?: { harness: string; version?: string; path: string }[];

@@ -93,6 +93,8 @@ export function nativeTargets(
 export function notRunnable(target: NativeTarget): string | undefined {
   const harness = target.head?.harness ?? target.base?.harness;
   if (harness === 'default export') return 'it exports its tasks for benchgate and runs none itself: nothing to run natively';
+  if (harness === 'cronometro')
+    return 'cronometro times each test in a worker thread of its own, which benchgate does not observe: not run natively';
   if (harness === undefined || !RUNNABLE.has(harness)) return 'benchgate found no harness it can observe in it: not run natively';
   return undefined;
 }

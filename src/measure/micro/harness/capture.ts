@@ -1,6 +1,6 @@
 /**
- * Harness capture: a bench file written for benchmark.js, tinybench, mitata or
- * vitest runs unmodified in the benchmark process, and every task it declares is
+ * Harness capture: a bench file written for benchmark.js, tinybench, mitata,
+ * vitest or cronometro runs unmodified in the benchmark process, and every task it declares is
  * collected (name, function, hooks) instead of being timed and printed by the
  * harness. benchgate then measures the tasks with its own engine.
  *
@@ -9,10 +9,10 @@
  *   the revision's own copy is loaded as usual and patched in place: `run()`
  *   collects the suite's tasks and returns at once. Patching in place serves
  *   `require` and `import` alike and keeps everything else of the harness real.
- * - mitata and vitest: their functions are ES module exports, which cannot be
- *   patched, and vitest's module only works inside its own runner. A bench file's
+ * - mitata, vitest and cronometro: their functions are ES module exports, which
+ *   cannot be patched, and vitest's module only works inside its own runner. A bench file's
  *   `import` of them is answered by a generated module (hooks.ts) exporting the
- *   functions of mitata.ts and vitest.ts; `require` by wrapping Module._load
+ *   functions of mitata.ts, vitest.ts and cronometro.ts; `require` by wrapping Module._load
  *   (graphs.ts; require-in-the-middle's technique). Both still resolve the
  *   revision's installed copy first.
  * - A file that measures in worker threads (find-my-way's one worker per
@@ -30,6 +30,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { BenchmarkjsHarness } from './benchmarkjs.js';
+import { CronometroHarness } from './cronometro.js';
 import { ModuleGraphs } from './graphs.js';
 import { trimmedName, uniqueNames, withoutPadding } from './names.js';
 import { MitataHarness } from './mitata.js';
@@ -56,10 +57,13 @@ class Capture implements CaptureContext, WorkerHost {
   private readonly standIns = new StandIns(this);
   /** The harness modules, by the package a bench file imports or requires. */
   private readonly harnesses = new Map<string, Harness>(
-    [new BenchmarkjsHarness(this), new TinybenchHarness(this), new MitataHarness(this), new VitestHarness(this)].map((harness) => [
-      harness.package,
-      harness,
-    ]),
+    [
+      new BenchmarkjsHarness(this),
+      new TinybenchHarness(this),
+      new MitataHarness(this),
+      new VitestHarness(this),
+      new CronometroHarness(this),
+    ].map((harness) => [harness.package, harness]),
   );
 
   get loading(): boolean {
@@ -176,6 +180,11 @@ class Capture implements CaptureContext, WorkerHost {
 
   vitest(resolved: string): Namespace {
     return this.harnesses.get('vitest')!.imported(resolved)!;
+  }
+
+  /** Our `cronometro` (its default export too); the revision's other exports stay its own. */
+  cronometro(_real: Namespace, resolved: string): Namespace {
+    return this.harnesses.get('cronometro')!.imported(resolved)!;
   }
 
   /** A module graph of its own for a bench file (graphs.ts). */

@@ -6,7 +6,7 @@
  * Why hooks: an ES module's exports are live, read-only bindings, so the only way
  * to hand a bench file our own `bench`/`describe`/`run` in place of mitata's or
  * vitest's is to answer its `import` with another module. The resolve hook does
- * that for the four harnesses benchgate captures: it still resolves the
+ * that for the harnesses benchgate captures: it still resolves the
  * specifier the normal way from the importing file (so each revision uses its
  * own installed copy, and a missing install fails as it would without us) and
  * answers with a small generated module that hands that copy to the capture in
@@ -323,6 +323,12 @@ function* captureModule(url: string, next: NextLoad): Steps<string> {
       'assert',
     ];
     return `${capture}\nconst api = capture.vitest(${target});\nexport const { ${names.join(', ')} } = api;\nexport default api;\n`;
+  }
+  if (name === 'cronometro') {
+    // A native run (the observer) does not run cronometro's files (native/check.ts): they get the real one there.
+    const answered = `const answered = capture.cronometro?.(real, ${target}) ?? real;`;
+    const exported = `export const cronometro = answered.cronometro;\nexport default answered.default;\nexport * from ${target};`;
+    return `import * as real from ${target};\n${capture}\n${answered}\n${exported}\n`;
   }
   const hasDefault = yield* exportsDefault(real, next);
   const reexport = `export * from ${target};${hasDefault ? `\nexport { default } from ${target};` : ''}`;

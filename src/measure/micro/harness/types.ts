@@ -4,7 +4,7 @@
  */
 import type { Fn, FnOptions } from 'tinybench';
 
-export type HarnessName = 'benchmark.js' | 'tinybench' | 'mitata' | 'vitest';
+export type HarnessName = 'benchmark.js' | 'tinybench' | 'mitata' | 'vitest' | 'cronometro';
 
 /** One task as a harness declared it, with its suites (vitest describe, mitata group, a named suite or Bench). */
 export interface CapturedTask {
