@@ -1132,10 +1132,15 @@ var CronometroHarness = class {
     };
     return { cronometro, default: cronometro };
   }
-  /** A `require()` of it (cronometro is ESM: Node's require of an ES module answers its namespace). */
+  /**
+   * A `require()` of it: 0.x is CommonJS, its `module.exports` the function itself with the other exports on it
+   * (`require('cronometro')(tests)`); from 1.x an ES module, whose require (Node's require(esm)) answers its namespace.
+   */
   required(resolved, load) {
     const loaded = load();
-    return { ...loaded, ...this.imported(resolved) };
+    const ours = this.imported(resolved);
+    if (typeof loaded === "function") return Object.assign(ours.cronometro, loaded, ours);
+    return { ...loaded, ...ours };
   }
 };
 function testsOf(tests) {

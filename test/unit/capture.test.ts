@@ -423,6 +423,17 @@ await cronometro({
     ]);
   });
 
+  it("answers 0.x's CommonJS require: the function itself, its other exports on it", async () => {
+    const root = project({
+      'node_modules/cronometro/package.json': JSON.stringify({ name: 'cronometro', version: '0.8.0', main: 'index.js' }),
+      'node_modules/cronometro/index.js':
+        "function cronometro() { throw new Error('the real cronometro ran') }\nmodule.exports = cronometro\nObject.assign(module.exports, { cronometro, default: cronometro, printResults: () => 'printed' })\n",
+      'bench/c.js': `${LOG}\nconst cronometro = require('cronometro')\nlog(cronometro.printResults())\ncronometro({ a() { return 1 }, b: { test() { return 2 } } }, { print: false }, (error) => log('done ' + error))\n`,
+    });
+    expect(await load(root, 'bench/c.js')).toMatchObject({ harness: 'cronometro', tasks: ['a', 'b'] });
+    expect(logOf(root)).toEqual(['printed', 'done null']);
+  });
+
   it('names the test at fault: one that is not a function, and one with no test function', async () => {
     const root = project({
       ...CRONOMETRO,

@@ -1,10 +1,10 @@
 /**
  * cronometro (fast-querystring's and other fastify projects' harness): it times each test in a worker thread of its
  * own, which loads the script node started (process.argv[1]) again and finds the test by its index. Its exports are ES
- * module exports (3.x on: ESM only), so a bench file gets a `cronometro` of ours, as a mitata file gets our `bench`:
+ * module exports (from 1.x; 0.x's CommonJS function is answered too), so a bench file gets a `cronometro` of ours, as a mitata file gets our `bench`:
  * each call's tests are collected and nothing is timed, no worker started.
  *
- * A test, as cronometro's worker runs it (3.x to 6.x alike): a function called with a callback, done when what it
+ * A test, as cronometro's worker runs it (0.8 to 6.x alike): a function called with a callback, done when what it
  * returns settles if that is a promise, at once if it takes no argument, else when it calls back (`cb(error)`); or
  * `{ test, before, after, skip }`, `before` and `after` run once around the test's calls, each done the same way.
  * A test with `skip: true` (on the object or the function) is left out, as cronometro leaves it.
@@ -35,10 +35,15 @@ export class CronometroHarness implements Harness {
     return { cronometro, default: cronometro };
   }
 
-  /** A `require()` of it (cronometro is ESM: Node's require of an ES module answers its namespace). */
+  /**
+   * A `require()` of it: 0.x is CommonJS, its `module.exports` the function itself with the other exports on it
+   * (`require('cronometro')(tests)`); from 1.x an ES module, whose require (Node's require(esm)) answers its namespace.
+   */
   required(resolved: string, load: () => unknown): unknown {
     const loaded = load();
-    return { ...(loaded as object), ...this.imported(resolved) };
+    const ours = this.imported(resolved);
+    if (typeof loaded === 'function') return Object.assign(ours.cronometro as Hook, loaded, ours);
+    return { ...(loaded as object), ...ours };
   }
 }
 
