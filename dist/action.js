@@ -85711,19 +85711,11 @@ function gitSync(args, cwd) {
   }
 }
 
-// src/config/action-inputs.ts
-import path6 from "node:path";
-
-// src/config/revision.ts
-function isRevisionName(revision) {
-  const name2 = revision.replace(/(?:[~^]\d{0,4})+$/, "");
-  if (/^[0-9a-f]{7,64}$/i.test(name2)) return true;
-  if (name2.length === 0 || name2.length > 255 || name2.startsWith("-") || name2.startsWith("/") || name2.endsWith("/") || name2.endsWith(".") || name2.endsWith(".lock"))
-    return false;
-  if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(name2) || name2.includes("..") || name2.includes("@{") || name2.includes("//") || name2 === "@")
-    return false;
-  return !name2.split("/").some((part) => part.startsWith(".") || part.endsWith(".lock"));
-}
+// src/checkout/revisions.ts
+import { execFileSync as execFileSync2 } from "node:child_process";
+import { cpSync as cpSync2, existsSync as existsSync4, mkdirSync as mkdirSync2, realpathSync, rmSync as rmSync2 } from "node:fs";
+import os6 from "node:os";
+import path9 from "node:path";
 
 // src/util/errors.ts
 var UserError = class extends Error {
@@ -85738,6 +85730,540 @@ function describeFailure(error2) {
   if (error2 instanceof Error) return error2.stack ?? error2.message;
   return messageOf(error2);
 }
+
+// src/util/format.ts
+function isFiniteNumber(x) {
+  return typeof x === "number" && Number.isFinite(x);
+}
+function formatFixed(x, digits) {
+  return isFiniteNumber(x) ? x.toFixed(digits) : "\u2013";
+}
+function formatShare(fraction, digits = 1) {
+  return isFiniteNumber(fraction) ? `${(fraction * 100).toFixed(digits)}%` : "\u2013";
+}
+function formatShortPercent(fraction, digits) {
+  return isFiniteNumber(fraction) ? `${Number((fraction * 100).toFixed(digits))}%` : "\u2013";
+}
+function formatOps(ops) {
+  if (!isFiniteNumber(ops)) return "\u2013";
+  const units = [
+    [1e9, "G"],
+    [1e6, "M"],
+    [1e3, "k"]
+  ];
+  for (const [size, suffix] of units) if (ops >= size) return `${threeDigits(ops / size)}${suffix}`;
+  return threeDigits(ops);
+}
+function threeDigits(value) {
+  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+}
+function formatPercent(fraction) {
+  if (!isFiniteNumber(fraction)) return "\u2013";
+  const percent2 = fraction * 100;
+  const digits = Math.abs(percent2) >= 1e3 ? 0 : 1;
+  const text2 = percent2.toFixed(digits);
+  return `${percent2 > 0 && Number(text2) !== 0 ? "+" : ""}${text2 === "-0.0" ? "0.0" : text2}%`;
+}
+function formatBudget(budget) {
+  return formatShortPercent(budget, 2);
+}
+function formatConfidence(confidence) {
+  if (!isFiniteNumber(confidence)) return "\u2013";
+  let digits = confidence > 0.999 ? 2 : 1;
+  const shown = () => Number((confidence * 100).toFixed(digits));
+  while (digits < 12 && confidence > 0 && confidence < 1 && (shown() >= 100 || shown() <= 0)) digits++;
+  return `${shown()}%`;
+}
+function formatMs(ms) {
+  if (!isFiniteNumber(ms)) return "\u2013";
+  return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
+}
+function formatMicros(us) {
+  if (!isFiniteNumber(us)) return "\u2013";
+  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
+  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
+  return `${Number((us / 1e3).toPrecision(3))} ms`;
+}
+function formatDuration(ms) {
+  if (!isFiniteNumber(ms)) return "\u2013";
+  if (Math.round(ms) < 1e3) return `${Math.round(ms)}ms`;
+  if (Math.round(ms / 100) < 100) return `${(Math.round(ms / 100) / 10).toFixed(1)}s`;
+  const total = Math.round(ms / 1e3);
+  if (total < 60) return `${total}s`;
+  const [minutes, seconds] = [Math.floor(total / 60), total % 60];
+  return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
+}
+function formatPath(path35, width = 60) {
+  if (path35.length <= width) return path35;
+  const keep = width - 1;
+  const start = Math.ceil(keep * 2 / 3);
+  return `${path35.slice(0, start)}\u2026${path35.slice(path35.length - (keep - start))} (${path35.length} characters)`;
+}
+function verdictWord(verdict) {
+  return verdict === "within-budget" ? "within budget" : verdict;
+}
+function formatInterval(change) {
+  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
+}
+function roundOf(p) {
+  return `round ${p.round} of ${p.bound ? `${p.bound} ` : ""}${p.rounds}`;
+}
+
+// src/config/revision.ts
+function isRevisionName(revision) {
+  const name2 = revision.replace(/(?:[~^]\d{0,4})+$/, "");
+  if (/^[0-9a-f]{7,64}$/i.test(name2)) return true;
+  if (name2.length === 0 || name2.length > 255 || name2.startsWith("-") || name2.startsWith("/") || name2.endsWith("/") || name2.endsWith(".") || name2.endsWith(".lock"))
+    return false;
+  if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(name2) || name2.includes("..") || name2.includes("@{") || name2.includes("//") || name2 === "@")
+    return false;
+  return !name2.split("/").some((part) => part.startsWith(".") || part.endsWith(".lock"));
+}
+
+// src/checkout/folder.ts
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync as readFileSync3, renameSync, writeFileSync } from "node:fs";
+import path6 from "node:path";
+var CLAIM_FILE = "benchgate.pid";
+function claimFolder(key, tmp, abandon) {
+  const stable = path6.join(tmp, `benchgate-${createHash("sha256").update(key).digest("hex").slice(0, 12)}`);
+  const own = mkdtempSync(path6.join(tmp, "benchgate-"));
+  writeFileSync(path6.join(own, CLAIM_FILE), `${process.pid}
+`);
+  const claimed = () => {
+    try {
+      renameSync(own, stable);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (claimed()) return { path: stable, stable: true };
+  if (holderLives(stable)) return { path: own, stable: false };
+  abandon(stable);
+  return claimed() ? { path: stable, stable: true } : { path: own, stable: false };
+}
+function holderLives(folder) {
+  let pid;
+  try {
+    pid = Number.parseInt(readFileSync3(path6.join(folder, CLAIM_FILE), "utf8"), 10);
+  } catch {
+    return true;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error2) {
+    return error2.code !== "ESRCH";
+  }
+}
+
+// src/checkout/install.ts
+import { accessSync, constants as constants3 } from "node:fs";
+import path8 from "node:path";
+
+// src/checkout/reuse.ts
+import { createHash as createHash2, randomBytes as randomBytes2 } from "node:crypto";
+import { cpSync, existsSync as existsSync3, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync4, renameSync as renameSync2, rmSync, statSync, utimesSync } from "node:fs";
+import path7 from "node:path";
+var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"];
+var OWN_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
+var DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
+var RESOLUTION_FIELDS = ["overrides", "resolutions", "pnpm", "packageManager", "bundleDependencies", "bundledDependencies"];
+var SETTINGS_FILES = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"];
+var KEEP = 8;
+function filesIn(root) {
+  return (file) => existsSync3(path7.join(root, file)) ? readFileSync4(path7.join(root, file)) : void 0;
+}
+var INSTALL_FILES = ["package.json", ...LOCKFILES, ...SETTINGS_FILES];
+function installKey(root, command) {
+  return installKeyOf(filesIn(root), command);
+}
+var ELSEWHERE = /(^|[;&|(]\s*)cd\s|\s--prefix[\s=]|\s-C\s|\s--dir[\s=]|\s--cwd[\s=]/;
+function installKeyOf(read, command) {
+  if (ELSEWHERE.test(command)) return { key: void 0, reason: `\`${command}\` installs in another folder too` };
+  const lockfile = LOCKFILES.find((name2) => read(name2) !== void 0);
+  let manifestText;
+  let manifest2;
+  try {
+    manifestText = read("package.json")?.toString("utf8") ?? "";
+    manifest2 = JSON.parse(manifestText);
+  } catch {
+    return { key: void 0, reason: "package.json unreadable" };
+  }
+  if (typeof manifest2 !== "object" || manifest2 === null || Array.isArray(manifest2))
+    return { key: void 0, reason: "package.json is not an object" };
+  if (manifest2.workspaces !== void 0) return { key: void 0, reason: "workspaces" };
+  const scripts = manifest2.scripts ?? {};
+  const own = OWN_SCRIPTS.find((name2) => typeof scripts[name2] === "string");
+  if (own) return { key: void 0, reason: `its own ${own} script` };
+  for (const field of DEPENDENCY_FIELDS) {
+    const deps = manifest2[field];
+    if (typeof deps !== "object" || deps === null) continue;
+    for (const [name2, spec] of Object.entries(deps))
+      if (typeof spec === "string" && /^(file:|link:|\.{0,2}\/)/.test(spec)) return { key: void 0, reason: `'${name2}' from ${spec}` };
+  }
+  const hash = createHash2("sha256");
+  const part = (text2) => {
+    hash.update(text2);
+    hash.update("\0");
+  };
+  for (const text2 of [process.version, process.platform, process.arch, command]) part(text2);
+  if (lockfile) {
+    part("benchgate-install-1");
+    part(lockfile);
+    part(read(lockfile));
+    part(manifestText);
+    return { key: hash.digest("hex").slice(0, 32), same: `the same ${lockfile} and package.json`, acrossRuns: true };
+  }
+  part("benchgate-install-deps-1");
+  part(JSON.stringify([...DEPENDENCY_FIELDS, ...RESOLUTION_FIELDS].map((field) => [field, manifest2[field] ?? null])));
+  for (const file of SETTINGS_FILES) part(read(file) ?? `no ${file}`);
+  return { key: `run-${hash.digest("hex").slice(0, 28)}`, same: "the same dependency set, no lockfile", acrossRuns: false };
+}
+var Installs = class {
+  /**
+   * @param folder where installs are kept (--install-cache, across runs; or a folder of this run's)
+   * @param runFolder a folder of this run's, removed at its end, for installs that must not outlive it (no
+   *   lockfile); without one they are reused in place, from the checkout that made them, while it lives
+   */
+  constructor(folder, runFolder) {
+    this.folder = folder;
+    this.runFolder = runFolder;
+  }
+  folder;
+  runFolder;
+  seen = /* @__PURE__ */ new Map();
+  /** A node_modules installed for `key`, and where it came from, if one is known. */
+  find(key) {
+    const known = this.seen.get(key);
+    if (known && existsSync3(known.from)) return known;
+    if (!this.folder || key.startsWith("run-")) return void 0;
+    const kept = path7.join(this.folder, key, "node_modules");
+    if (!existsSync3(kept)) return void 0;
+    const now = /* @__PURE__ */ new Date();
+    utimesSync(path7.join(this.folder, key), now, now);
+    return { from: kept, what: `an earlier run, kept in ${this.folder}` };
+  }
+  /** Put a copy of a known install in `root`. */
+  restore(found, root) {
+    cpSync(found.from, path7.join(root, "node_modules"), { recursive: true, verbatimSymlinks: true });
+  }
+  /** `root`'s node_modules was installed for `key` (by `what`, for the log of a later reuse); `acrossRuns`: it may be kept for later runs. */
+  remember(key, root, what, acrossRuns = true) {
+    const installed = path7.join(root, "node_modules");
+    if (!existsSync3(installed)) return;
+    const folder = acrossRuns ? this.folder : this.runFolder;
+    if (!folder) {
+      this.seen.set(key, { from: installed, what });
+      return;
+    }
+    const entry = path7.join(folder, key);
+    if (existsSync3(entry)) return;
+    const partial = path7.join(folder, `.${key}.${randomBytes2(4).toString("hex")}`);
+    mkdirSync(partial, { recursive: true });
+    try {
+      cpSync(installed, path7.join(partial, "node_modules"), { recursive: true, verbatimSymlinks: true });
+      renameSync2(partial, entry);
+      this.seen.set(key, { from: path7.join(entry, "node_modules"), what });
+    } catch {
+    } finally {
+      rmSync(partial, { recursive: true, force: true });
+    }
+    if (folder === this.folder) this.evict(folder);
+  }
+  /** Keep the KEEP most recently used entries of the folder. */
+  evict(folder) {
+    const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path7.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
+    for (const { name: name2 } of entries.slice(KEEP)) rmSync(path7.join(folder, name2), { recursive: true, force: true });
+  }
+};
+
+// src/checkout/install.ts
+function detectInstall(root, onPath = isOnPath) {
+  return detectInstallOf(filesIn(root), onPath);
+}
+function detectInstallOf(read, onPath = isOnPath) {
+  const has = (file) => read(file) !== void 0;
+  const manager = packageManager(read);
+  const through = (tool, args, env = "") => {
+    if (manager?.name === tool || !onPath(tool)) {
+      if (!onPath("corepack")) throw missingTool(tool, `${env}${tool} ${args}`);
+      const major = manager?.name === tool ? void 0 : lockfileMajor(tool, read);
+      return `${env}corepack ${tool}${major ? `@${major}` : ""} ${args}`;
+    }
+    return `${env}${tool} ${args}`;
+  };
+  if (has("pnpm-lock.yaml")) return through("pnpm", "install --frozen-lockfile");
+  if (has("yarn.lock"))
+    return isYarnBerry(read, manager) ? through("yarn", "install --immutable", `${YARN_NODE_MODULES} `) : through("yarn", "install --frozen-lockfile");
+  if (has("bun.lock") || has("bun.lockb")) {
+    if (!onPath("bun")) throw missingTool("bun", "bun install --frozen-lockfile");
+    return "bun install --frozen-lockfile";
+  }
+  if (has("package-lock.json") || has("npm-shrinkwrap.json")) return "npm ci --no-audit --no-fund";
+  if (hasDependencies(read)) return "npm install --no-audit --no-fund --no-package-lock";
+  return void 0;
+}
+var YARN_NODE_MODULES = "YARN_NODE_LINKER=node-modules";
+function missingTool(tool, command) {
+  const how = tool === "bun" ? "install bun first (in a workflow: the oven-sh/setup-bun step)" : `install ${tool}, or corepack (npm install -g corepack; Node 20 and 22 ship it), and name the version in package.json ("packageManager": "${tool}@<version>")`;
+  return new UserError(
+    `The project's lockfile is ${tool}'s, and ${tool} is not installed: ${how}, or set install in benchgate.yml (the command it would run: ${command}).`
+  );
+}
+function packageManager(read) {
+  const field = manifest(read)?.packageManager;
+  const match = typeof field === "string" ? /^(npm|pnpm|yarn|bun)@(\d[^+\s]*)/.exec(field) : null;
+  return match ? { name: match[1], version: match[2] } : void 0;
+}
+function lockfileMajor(tool, read) {
+  if (tool === "pnpm") {
+    const version3 = /^lockfileVersion:\s*['"]?(\d+)\.(\d+)/m.exec(read("pnpm-lock.yaml")?.toString("utf8") ?? "");
+    if (!version3) return void 0;
+    const [major, minor] = [Number(version3[1]), Number(version3[2])];
+    if (major === 5) return minor >= 4 ? 7 : 6;
+    if (major === 6) return 8;
+    return void 0;
+  }
+  const lock = read("yarn.lock")?.toString("utf8") ?? "";
+  const metadata = /^__metadata:\s*\n\s+version:\s*(\d+)/m.exec(lock);
+  if (!metadata) return isYarnBerry(read, void 0) ? void 0 : 1;
+  const version2 = Number(metadata[1]);
+  return version2 <= 5 ? 2 : version2 <= 7 ? 3 : void 0;
+}
+function isYarnBerry(read, manager) {
+  if (manager?.name === "yarn") return !manager.version.startsWith("1.");
+  if (read(".yarnrc.yml") !== void 0) return true;
+  return /^__metadata:/m.test(read("yarn.lock")?.toString("utf8") ?? "");
+}
+function manifest(read) {
+  try {
+    return JSON.parse(read("package.json")?.toString("utf8") ?? "");
+  } catch {
+    return void 0;
+  }
+}
+function hasDependencies(read) {
+  const found = manifest(read);
+  return ["dependencies", "devDependencies", "optionalDependencies"].some((field) => {
+    const deps = found?.[field];
+    return typeof deps === "object" && deps !== null && Object.keys(deps).length > 0;
+  });
+}
+function isOnPath(command) {
+  for (const dir of (process.env.PATH ?? "").split(path8.delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(path8.join(dir, command), constants3.X_OK);
+      return true;
+    } catch {
+    }
+  }
+  return false;
+}
+
+// src/checkout/revisions.ts
+async function checkout(options) {
+  const run = options.git ?? git;
+  const repoRoot = await findRepoRoot(run, options.cwd);
+  const projectDir = path9.relative(repoRoot, realpathSync(options.cwd));
+  const baseSha = await resolveRef(run, repoRoot, options.base, "--base");
+  const headSha = options.head === void 0 ? await resolveRef(run, repoRoot, "HEAD", "HEAD") : await resolveRef(run, repoRoot, options.head, "--head");
+  const folder = claimFolder(repoRoot, os6.tmpdir(), (stale) => removeWorktrees(repoRoot, [], stale));
+  if (!folder.stable)
+    options.log(
+      `checkout: ${folder.path}, a folder of this run's own (another run of this repository holds its usual one): counts may read other figures than in a run there`
+    );
+  const temp = folder.path;
+  const created = [];
+  const dispose = () => {
+    forget?.();
+    removeWorktrees(repoRoot, created, temp);
+  };
+  const forget = options.onCleanup?.(dispose);
+  try {
+    const addWorktree = async (label2, sha) => {
+      const dir = path9.join(temp, label2);
+      await run(["worktree", "add", "--detach", "--force", dir, sha], repoRoot);
+      created.push(dir);
+      return dir;
+    };
+    const baseTree = await addWorktree("base", baseSha);
+    const base2 = {
+      label: "base",
+      ref: options.base,
+      sha: baseSha,
+      root: path9.join(baseTree, projectDir),
+      worktree: baseTree,
+      dirty: false
+    };
+    let head;
+    if (options.head === void 0) {
+      head = await describeWorkingTree(run, options.cwd, headSha);
+    } else {
+      const headTree = await addWorktree("head", headSha);
+      head = { label: "head", ref: options.head, sha: headSha, root: path9.join(headTree, projectDir), worktree: headTree, dirty: false };
+    }
+    await options.beforeInstall?.({ base: base2, head });
+    const installs = options.installs ?? new Installs();
+    await prepare(base2, options, installs);
+    if (head.worktree !== void 0 && head.sha === base2.sha && needsPreparing(base2, options)) {
+      await copyPrepared(run, base2, head, options.log);
+    } else {
+      await prepare(head, options, installs);
+    }
+    return { base: base2, head, dispose };
+  } catch (error2) {
+    dispose();
+    throw error2;
+  }
+}
+async function describeWorkingTree(run, cwd, sha) {
+  return { label: "head", ref: "working tree", sha, root: realpathSync(cwd), worktree: void 0, dirty: await hasChanges(cwd, run) };
+}
+async function hasChanges(cwd, run = git) {
+  const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).benchgate"], cwd);
+  return status.length > 0;
+}
+async function findRepoRoot(run, cwd) {
+  try {
+    return realpathSync(await run(["rev-parse", "--show-toplevel"], cwd));
+  } catch (error2) {
+    if (error2 instanceof GitError) throw new UserError(`${cwd} is not inside a git repository: benchgate compares git revisions.`);
+    throw error2;
+  }
+}
+async function resolveRef(run, repoRoot, ref2, flag) {
+  if (!isRevisionName(ref2))
+    throw new UserError(`${flag} '${ref2}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`);
+  try {
+    return await run(["rev-parse", "--verify", "--end-of-options", `${ref2}^{commit}`], repoRoot);
+  } catch (error2) {
+    if (!(error2 instanceof GitError)) throw error2;
+    const hint = flag === "HEAD" ? "Make a first commit." : `Check the name, or fetch it first (e.g. git fetch origin ${ref2}).`;
+    throw new UserError(`${flag} '${ref2}' does not resolve to a commit in ${repoRoot}. ${hint}`);
+  }
+}
+var DEFAULT_COMMAND_TIMEOUT_MS = 15 * 6e4;
+async function prepare(revision, options, installs) {
+  const describe2 = `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`;
+  if (!existsSync4(revision.root)) {
+    throw new UserError(`The project directory ${path9.basename(revision.root)} does not exist in ${describe2}.`);
+  }
+  const install = revision.worktree === void 0 ? void 0 : options.install === void 0 ? detectInstall(revision.root) : options.install || void 0;
+  for (const [step, command] of [
+    ["install", install],
+    ["build", options.build]
+  ]) {
+    if (!command) continue;
+    const reuse = step === "install" ? installKey(revision.root, command) : void 0;
+    const from = reuse?.key === void 0 ? void 0 : restore(installs, reuse.key, revision.root);
+    if (from && reuse?.key !== void 0) {
+      options.log(`install ${revision.label}: reused the install of ${from} (${reuse.same})`);
+      continue;
+    }
+    if (reuse && reuse.key === void 0 && revision.label === "head")
+      options.log(`install ${revision.label}: installed anew, never reused (${reuse.reason}: node_modules may not be all it writes)`);
+    options.log(`${step} ${revision.label}: ${command}`);
+    await runStep(step, command, revision.root, { label: revision.label, describe: describe2 }, options);
+    if (reuse?.key !== void 0) installs.remember(reuse.key, revision.root, describe2, reuse.acrossRuns);
+  }
+  await installPackages(revision, options, describe2);
+}
+async function runStep(step, command, cwd, { label: label2, describe: describe2 }, options) {
+  const started = Date.now();
+  const limit = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const result = await runShell(command, { cwd, timeoutMs: limit });
+  if (result.code !== 0) {
+    const how = result.timedOut ? `did not finish within install-timeout (${formatDuration(limit)}) and was killed` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+    const tail = result.tail.lines(20);
+    const hint = installHint(command, tail);
+    throw new UserError(
+      `The ${step} of ${describe2} failed: \`${command}\` ${how} in ${cwd}.${hint ? ` ${hint}` : ""}
+Last lines of its output:
+${indent(tail)}`
+    );
+  }
+  options.log(`${step} ${label2}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
+}
+function installHint(command, output) {
+  if (/^(?:\w+=\S*\s+)*corepack\b/.test(command) && /no compatible signature|signature.*(?:mismatch|verif)/i.test(output))
+    return "corepack could not verify the package manager's signature: update corepack (npm install -g corepack@latest), or, behind a registry mirror you trust that serves no signatures, set COREPACK_INTEGRITY_KEYS=0 in the environment.";
+  return void 0;
+}
+async function installPackages(revision, options, describe2) {
+  if (revision.worktree === void 0) {
+    for (const dir of options.packages?.(revision) ?? [])
+      options.log(
+        `install ${revision.label}: ${dir}/, the package its bench files are in, is used as installed in your working tree (benchgate installs only its own checkouts): if it installs the project's build, install it again after building`
+      );
+    return;
+  }
+  for (const dir of options.packages?.(revision) ?? []) {
+    const folder = path9.join(revision.root, dir);
+    const command = detectInstall(folder);
+    if (!command) continue;
+    options.log(`install ${revision.label}: ${dir}/, the package its bench files are in: ${command}`);
+    await runStep("install", command, folder, { label: revision.label, describe: `${describe2}, in ${dir}/` }, options);
+  }
+}
+function needsPreparing(revision, options) {
+  return Boolean(options.build) || Boolean(options.packages?.(revision).length) || Boolean(revision.worktree === void 0 ? void 0 : options.install ?? detectInstall(revision.root));
+}
+async function copyPrepared(run, base2, head, log2) {
+  const started = Date.now();
+  const listed = await Promise.all(
+    [
+      ["--others", "--exclude-standard", "--directory"],
+      ["--others", "--ignored", "--exclude-standard", "--directory"]
+    ].map((args) => run(["ls-files", "-z", ...args], base2.worktree))
+  );
+  const entries = [
+    ...new Set(
+      listed.flatMap((out) => out.split("\0")).map((entry) => entry.replace(/\/$/, "")).filter(Boolean)
+    )
+  ];
+  let how = "linked";
+  for (const entry of entries) {
+    const from = path9.join(base2.worktree, entry);
+    const to = path9.join(head.worktree, entry);
+    mkdirSync2(path9.dirname(to), { recursive: true });
+    try {
+      execFileSync2("cp", ["-al", "--no-target-directory", from, to], { stdio: "ignore" });
+    } catch {
+      rmSync2(to, { recursive: true, force: true });
+      cpSync2(from, to, { recursive: true, force: true, verbatimSymlinks: true });
+      how = "copied";
+    }
+  }
+  log2(
+    `install head: the same commit as base: what base's install and build wrote ${how} (${entries.length} ${entries.length === 1 ? "entry" : "entries"}, ${((Date.now() - started) / 1e3).toFixed(1)}s), not installed or built again`
+  );
+}
+function restore(installs, key, root) {
+  const found = installs.find(key);
+  if (!found) return void 0;
+  try {
+    installs.restore(found, root);
+    return found.what;
+  } catch {
+    rmSync2(path9.join(root, "node_modules"), { recursive: true, force: true });
+    return void 0;
+  }
+}
+function indent(text2) {
+  return text2 ? text2.split("\n").map((line) => `  ${line}`).join("\n") : "  (no output)";
+}
+function removeWorktrees(repoRoot, dirs, temp) {
+  for (const dir of dirs.splice(0)) gitSync(["worktree", "remove", "--force", "--force", dir], repoRoot);
+  rmSync2(temp, { recursive: true, force: true });
+  gitSync(["worktree", "prune"], repoRoot);
+}
+
+// src/config/action-inputs.ts
+import path10 from "node:path";
 
 // src/config/anchor.ts
 function parseAnchor(text2, what = "anchor") {
@@ -85827,7 +86353,7 @@ function parseActionInputs(input, env) {
   const allowUntrustedEvent = booleanInput(input, "allow-untrusted-event", false) || env.eventName === "pull_request_target" && booleanInput(input, "allow-pull-request-target", false);
   if (mode === "gate" && env.eventName in UNTRUSTED_EVENTS && !allowUntrustedEvent)
     throw new UserError(untrustedEventRefusal(env.eventName));
-  const workingDirectory2 = path6.resolve(env.workspace, input("working-directory") || ".");
+  const workingDirectory2 = path10.resolve(env.workspace, input("working-directory") || ".");
   const pullRequest = pullRequestOf(env);
   const base2 = mode === "drift" ? void 0 : revisionInput("base", input("base")) || defaultBase(env);
   const head = revisionInput("head", input("head"));
@@ -85853,10 +86379,10 @@ function parseActionInputs(input, env) {
     installTimeoutMs: input("install-timeout") ? durationInput("install-timeout", input("install-timeout")) : void 0,
     env: Object.freeze(envNames(input("env"))),
     policy: oneOf(input, "policy", ["base", "head"], "base"),
-    reportJson: input("report-json") ? path6.resolve(workingDirectory2, input("report-json")) : void 0,
+    reportJson: input("report-json") ? path10.resolve(workingDirectory2, input("report-json")) : void 0,
     shardReports: input("shard-reports") || void 0,
-    commentKey: commentKeyOf(path6.relative(env.workspace, workingDirectory2), config, input("comment-key")),
-    reportDir: path6.join(env.runnerTemp, "benchgate"),
+    commentKey: commentKeyOf(path10.relative(env.workspace, workingDirectory2), config, input("comment-key")),
+    reportDir: path10.join(env.runnerTemp, "benchgate"),
     profile: oneOf(input, "profile", ["regressions", "always", "never"], "regressions"),
     soloProcesses: soloCheckInput(input("solo-check")),
     allowUntrustedEvent,
@@ -85866,7 +86392,7 @@ function parseActionInputs(input, env) {
     history: historyBranch(input("history")),
     historyLimit: countInput(input, "history-limit", 1e3, 10, 1e5),
     historyWrites: HISTORY_EVENTS.includes(env.eventName) && onDefaultBranch(env),
-    publishDir: input("publish") ? path6.resolve(env.workspace, input("publish")) : void 0,
+    publishDir: input("publish") ? path10.resolve(env.workspace, input("publish")) : void 0,
     anchor: parseAnchor(input("anchor") || "tag:v*", "Input 'anchor'"),
     driftBudget: input("drift-budget") ? budgetInput("drift-budget", input("drift-budget")) : 0.1
   });
@@ -85891,7 +86417,7 @@ function countInput(input, name2, fallback, min, max2) {
   return n;
 }
 function commentKeyOf(directory, config, key) {
-  const file = path6.posix.join(directory.split(path6.sep).join("/") || ".", config ?? "benchgate.yml");
+  const file = path10.posix.join(directory.split(path10.sep).join("/") || ".", config ?? "benchgate.yml");
   return sanitizeCommentKey(key ? `${file}#${key}` : file);
 }
 function sanitizeCommentKey(key) {
@@ -86001,8 +86527,8 @@ function measureInput(text2) {
 var import_ajv = __toESM(require_ajv(), 1);
 var import_fastest_levenshtein = __toESM(require_mod(), 1);
 var import_yaml = __toESM(require_dist(), 1);
-import { existsSync as existsSync3, readFileSync as readFileSync3 } from "node:fs";
-import path7 from "node:path";
+import { existsSync as existsSync5, readFileSync as readFileSync5 } from "node:fs";
+import path11 from "node:path";
 
 // schema/benchgate.schema.json
 var benchgate_schema_default = {
@@ -86350,12 +86876,12 @@ var benchgate_schema_default = {
 var CONFIG_FILE = "benchgate.yml";
 var validate = new import_ajv.default({ allErrors: true, verbose: true, strict: true, strictTuples: false }).compile(benchgate_schema_default);
 function loadConfig(options) {
-  const file = options.file ? path7.resolve(options.root, options.file) : path7.join(options.root, CONFIG_FILE);
-  if (!existsSync3(file)) {
+  const file = options.file ? path11.resolve(options.root, options.file) : path11.join(options.root, CONFIG_FILE);
+  if (!existsSync5(file)) {
     if (options.file) throw new UserError(`Config file ${options.file} does not exist (resolved to ${file}).`);
     return toConfig({}, void 0);
   }
-  return parseConfig(readFileSync3(file, "utf8"), file);
+  return parseConfig(readFileSync5(file, "utf8"), file);
 }
 function parseConfig(text2, file) {
   const lines = new import_yaml.LineCounter();
@@ -86465,7 +86991,7 @@ function checkHttpNames(raw, file) {
   });
 }
 function displayPath(file) {
-  const relative3 = path7.relative(process.cwd(), file);
+  const relative3 = path11.relative(process.cwd(), file);
   return relative3 && !relative3.startsWith("..") ? relative3 : file;
 }
 function pickErrors(errors) {
@@ -86530,529 +87056,6 @@ function position(doc, lines, segments, key) {
 import { mkdtempSync as mkdtempSync5, rmSync as rmSync10 } from "node:fs";
 import os16 from "node:os";
 import path29 from "node:path";
-
-// src/checkout/revisions.ts
-import { execFileSync as execFileSync2 } from "node:child_process";
-import { cpSync as cpSync2, existsSync as existsSync5, mkdirSync as mkdirSync2, realpathSync, rmSync as rmSync2 } from "node:fs";
-import os6 from "node:os";
-import path11 from "node:path";
-
-// src/util/format.ts
-function isFiniteNumber(x) {
-  return typeof x === "number" && Number.isFinite(x);
-}
-function formatFixed(x, digits) {
-  return isFiniteNumber(x) ? x.toFixed(digits) : "\u2013";
-}
-function formatShare(fraction, digits = 1) {
-  return isFiniteNumber(fraction) ? `${(fraction * 100).toFixed(digits)}%` : "\u2013";
-}
-function formatShortPercent(fraction, digits) {
-  return isFiniteNumber(fraction) ? `${Number((fraction * 100).toFixed(digits))}%` : "\u2013";
-}
-function formatOps(ops) {
-  if (!isFiniteNumber(ops)) return "\u2013";
-  const units = [
-    [1e9, "G"],
-    [1e6, "M"],
-    [1e3, "k"]
-  ];
-  for (const [size, suffix] of units) if (ops >= size) return `${threeDigits(ops / size)}${suffix}`;
-  return threeDigits(ops);
-}
-function threeDigits(value) {
-  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
-}
-function formatPercent(fraction) {
-  if (!isFiniteNumber(fraction)) return "\u2013";
-  const percent2 = fraction * 100;
-  const digits = Math.abs(percent2) >= 1e3 ? 0 : 1;
-  const text2 = percent2.toFixed(digits);
-  return `${percent2 > 0 && Number(text2) !== 0 ? "+" : ""}${text2 === "-0.0" ? "0.0" : text2}%`;
-}
-function formatBudget(budget) {
-  return formatShortPercent(budget, 2);
-}
-function formatConfidence(confidence) {
-  if (!isFiniteNumber(confidence)) return "\u2013";
-  let digits = confidence > 0.999 ? 2 : 1;
-  const shown = () => Number((confidence * 100).toFixed(digits));
-  while (digits < 12 && confidence > 0 && confidence < 1 && (shown() >= 100 || shown() <= 0)) digits++;
-  return `${shown()}%`;
-}
-function formatMs(ms) {
-  if (!isFiniteNumber(ms)) return "\u2013";
-  return ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
-}
-function formatMicros(us) {
-  if (!isFiniteNumber(us)) return "\u2013";
-  if (us < 1) return `${Number((us * 1e3).toPrecision(3))} ns`;
-  if (us < 1e3) return `${Number(us.toPrecision(3))} \xB5s`;
-  return `${Number((us / 1e3).toPrecision(3))} ms`;
-}
-function formatDuration(ms) {
-  if (!isFiniteNumber(ms)) return "\u2013";
-  if (Math.round(ms) < 1e3) return `${Math.round(ms)}ms`;
-  if (Math.round(ms / 100) < 100) return `${(Math.round(ms / 100) / 10).toFixed(1)}s`;
-  const total = Math.round(ms / 1e3);
-  if (total < 60) return `${total}s`;
-  const [minutes, seconds] = [Math.floor(total / 60), total % 60];
-  return seconds ? `${minutes}m${String(seconds).padStart(2, "0")}s` : `${minutes}m`;
-}
-function formatPath(path35, width = 60) {
-  if (path35.length <= width) return path35;
-  const keep = width - 1;
-  const start = Math.ceil(keep * 2 / 3);
-  return `${path35.slice(0, start)}\u2026${path35.slice(path35.length - (keep - start))} (${path35.length} characters)`;
-}
-function verdictWord(verdict) {
-  return verdict === "within-budget" ? "within budget" : verdict;
-}
-function formatInterval(change) {
-  return `${formatPercent(change.estimate)} [${formatPercent(change.low)}, ${formatPercent(change.high)}]`;
-}
-function roundOf(p) {
-  return `round ${p.round} of ${p.bound ? `${p.bound} ` : ""}${p.rounds}`;
-}
-
-// src/checkout/folder.ts
-import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync as readFileSync4, renameSync, writeFileSync } from "node:fs";
-import path8 from "node:path";
-var CLAIM_FILE = "benchgate.pid";
-function claimFolder(key, tmp, abandon) {
-  const stable = path8.join(tmp, `benchgate-${createHash("sha256").update(key).digest("hex").slice(0, 12)}`);
-  const own = mkdtempSync(path8.join(tmp, "benchgate-"));
-  writeFileSync(path8.join(own, CLAIM_FILE), `${process.pid}
-`);
-  const claimed = () => {
-    try {
-      renameSync(own, stable);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (claimed()) return { path: stable, stable: true };
-  if (holderLives(stable)) return { path: own, stable: false };
-  abandon(stable);
-  return claimed() ? { path: stable, stable: true } : { path: own, stable: false };
-}
-function holderLives(folder) {
-  let pid;
-  try {
-    pid = Number.parseInt(readFileSync4(path8.join(folder, CLAIM_FILE), "utf8"), 10);
-  } catch {
-    return true;
-  }
-  if (!Number.isInteger(pid) || pid <= 0) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error2) {
-    return error2.code !== "ESRCH";
-  }
-}
-
-// src/checkout/install.ts
-import { accessSync, constants as constants3 } from "node:fs";
-import path10 from "node:path";
-
-// src/checkout/reuse.ts
-import { createHash as createHash2, randomBytes as randomBytes2 } from "node:crypto";
-import { cpSync, existsSync as existsSync4, mkdirSync, readdirSync as readdirSync2, readFileSync as readFileSync5, renameSync as renameSync2, rmSync, statSync, utimesSync } from "node:fs";
-import path9 from "node:path";
-var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb"];
-var OWN_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
-var DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
-var RESOLUTION_FIELDS = ["overrides", "resolutions", "pnpm", "packageManager", "bundleDependencies", "bundledDependencies"];
-var SETTINGS_FILES = [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"];
-var KEEP = 8;
-function filesIn(root) {
-  return (file) => existsSync4(path9.join(root, file)) ? readFileSync5(path9.join(root, file)) : void 0;
-}
-var INSTALL_FILES = ["package.json", ...LOCKFILES, ...SETTINGS_FILES];
-function installKey(root, command) {
-  return installKeyOf(filesIn(root), command);
-}
-var ELSEWHERE = /(^|[;&|(]\s*)cd\s|\s--prefix[\s=]|\s-C\s|\s--dir[\s=]|\s--cwd[\s=]/;
-function installKeyOf(read, command) {
-  if (ELSEWHERE.test(command)) return { key: void 0, reason: `\`${command}\` installs in another folder too` };
-  const lockfile = LOCKFILES.find((name2) => read(name2) !== void 0);
-  let manifestText;
-  let manifest2;
-  try {
-    manifestText = read("package.json")?.toString("utf8") ?? "";
-    manifest2 = JSON.parse(manifestText);
-  } catch {
-    return { key: void 0, reason: "package.json unreadable" };
-  }
-  if (typeof manifest2 !== "object" || manifest2 === null || Array.isArray(manifest2))
-    return { key: void 0, reason: "package.json is not an object" };
-  if (manifest2.workspaces !== void 0) return { key: void 0, reason: "workspaces" };
-  const scripts = manifest2.scripts ?? {};
-  const own = OWN_SCRIPTS.find((name2) => typeof scripts[name2] === "string");
-  if (own) return { key: void 0, reason: `its own ${own} script` };
-  for (const field of DEPENDENCY_FIELDS) {
-    const deps = manifest2[field];
-    if (typeof deps !== "object" || deps === null) continue;
-    for (const [name2, spec] of Object.entries(deps))
-      if (typeof spec === "string" && /^(file:|link:|\.{0,2}\/)/.test(spec)) return { key: void 0, reason: `'${name2}' from ${spec}` };
-  }
-  const hash = createHash2("sha256");
-  const part = (text2) => {
-    hash.update(text2);
-    hash.update("\0");
-  };
-  for (const text2 of [process.version, process.platform, process.arch, command]) part(text2);
-  if (lockfile) {
-    part("benchgate-install-1");
-    part(lockfile);
-    part(read(lockfile));
-    part(manifestText);
-    return { key: hash.digest("hex").slice(0, 32), same: `the same ${lockfile} and package.json`, acrossRuns: true };
-  }
-  part("benchgate-install-deps-1");
-  part(JSON.stringify([...DEPENDENCY_FIELDS, ...RESOLUTION_FIELDS].map((field) => [field, manifest2[field] ?? null])));
-  for (const file of SETTINGS_FILES) part(read(file) ?? `no ${file}`);
-  return { key: `run-${hash.digest("hex").slice(0, 28)}`, same: "the same dependency set, no lockfile", acrossRuns: false };
-}
-var Installs = class {
-  /**
-   * @param folder where installs are kept (--install-cache, across runs; or a folder of this run's)
-   * @param runFolder a folder of this run's, removed at its end, for installs that must not outlive it (no
-   *   lockfile); without one they are reused in place, from the checkout that made them, while it lives
-   */
-  constructor(folder, runFolder) {
-    this.folder = folder;
-    this.runFolder = runFolder;
-  }
-  folder;
-  runFolder;
-  seen = /* @__PURE__ */ new Map();
-  /** A node_modules installed for `key`, and where it came from, if one is known. */
-  find(key) {
-    const known = this.seen.get(key);
-    if (known && existsSync4(known.from)) return known;
-    if (!this.folder || key.startsWith("run-")) return void 0;
-    const kept = path9.join(this.folder, key, "node_modules");
-    if (!existsSync4(kept)) return void 0;
-    const now = /* @__PURE__ */ new Date();
-    utimesSync(path9.join(this.folder, key), now, now);
-    return { from: kept, what: `an earlier run, kept in ${this.folder}` };
-  }
-  /** Put a copy of a known install in `root`. */
-  restore(found, root) {
-    cpSync(found.from, path9.join(root, "node_modules"), { recursive: true, verbatimSymlinks: true });
-  }
-  /** `root`'s node_modules was installed for `key` (by `what`, for the log of a later reuse); `acrossRuns`: it may be kept for later runs. */
-  remember(key, root, what, acrossRuns = true) {
-    const installed = path9.join(root, "node_modules");
-    if (!existsSync4(installed)) return;
-    const folder = acrossRuns ? this.folder : this.runFolder;
-    if (!folder) {
-      this.seen.set(key, { from: installed, what });
-      return;
-    }
-    const entry = path9.join(folder, key);
-    if (existsSync4(entry)) return;
-    const partial = path9.join(folder, `.${key}.${randomBytes2(4).toString("hex")}`);
-    mkdirSync(partial, { recursive: true });
-    try {
-      cpSync(installed, path9.join(partial, "node_modules"), { recursive: true, verbatimSymlinks: true });
-      renameSync2(partial, entry);
-      this.seen.set(key, { from: path9.join(entry, "node_modules"), what });
-    } catch {
-    } finally {
-      rmSync(partial, { recursive: true, force: true });
-    }
-    if (folder === this.folder) this.evict(folder);
-  }
-  /** Keep the KEEP most recently used entries of the folder. */
-  evict(folder) {
-    const entries = readdirSync2(folder).filter((name2) => !name2.startsWith(".")).map((name2) => ({ name: name2, used: statSync(path9.join(folder, name2)).mtimeMs })).sort((a, b) => b.used - a.used);
-    for (const { name: name2 } of entries.slice(KEEP)) rmSync(path9.join(folder, name2), { recursive: true, force: true });
-  }
-};
-
-// src/checkout/install.ts
-function detectInstall(root, onPath = isOnPath) {
-  return detectInstallOf(filesIn(root), onPath);
-}
-function detectInstallOf(read, onPath = isOnPath) {
-  const has = (file) => read(file) !== void 0;
-  const manager = packageManager(read);
-  const through = (tool, args, env = "") => {
-    if (manager?.name === tool || !onPath(tool)) {
-      if (!onPath("corepack")) throw missingTool(tool, `${env}${tool} ${args}`);
-      const major = manager?.name === tool ? void 0 : lockfileMajor(tool, read);
-      return `${env}corepack ${tool}${major ? `@${major}` : ""} ${args}`;
-    }
-    return `${env}${tool} ${args}`;
-  };
-  if (has("pnpm-lock.yaml")) return through("pnpm", "install --frozen-lockfile");
-  if (has("yarn.lock"))
-    return isYarnBerry(read, manager) ? through("yarn", "install --immutable", `${YARN_NODE_MODULES} `) : through("yarn", "install --frozen-lockfile");
-  if (has("bun.lock") || has("bun.lockb")) {
-    if (!onPath("bun")) throw missingTool("bun", "bun install --frozen-lockfile");
-    return "bun install --frozen-lockfile";
-  }
-  if (has("package-lock.json") || has("npm-shrinkwrap.json")) return "npm ci --no-audit --no-fund";
-  if (hasDependencies(read)) return "npm install --no-audit --no-fund --no-package-lock";
-  return void 0;
-}
-var YARN_NODE_MODULES = "YARN_NODE_LINKER=node-modules";
-function missingTool(tool, command) {
-  const how = tool === "bun" ? "install bun first (in a workflow: the oven-sh/setup-bun step)" : `install ${tool}, or corepack (npm install -g corepack; Node 20 and 22 ship it), and name the version in package.json ("packageManager": "${tool}@<version>")`;
-  return new UserError(
-    `The project's lockfile is ${tool}'s, and ${tool} is not installed: ${how}, or set install in benchgate.yml (the command it would run: ${command}).`
-  );
-}
-function packageManager(read) {
-  const field = manifest(read)?.packageManager;
-  const match = typeof field === "string" ? /^(npm|pnpm|yarn|bun)@(\d[^+\s]*)/.exec(field) : null;
-  return match ? { name: match[1], version: match[2] } : void 0;
-}
-function lockfileMajor(tool, read) {
-  if (tool === "pnpm") {
-    const version3 = /^lockfileVersion:\s*['"]?(\d+)\.(\d+)/m.exec(read("pnpm-lock.yaml")?.toString("utf8") ?? "");
-    if (!version3) return void 0;
-    const [major, minor] = [Number(version3[1]), Number(version3[2])];
-    if (major === 5) return minor >= 4 ? 7 : 6;
-    if (major === 6) return 8;
-    return void 0;
-  }
-  const lock = read("yarn.lock")?.toString("utf8") ?? "";
-  const metadata = /^__metadata:\s*\n\s+version:\s*(\d+)/m.exec(lock);
-  if (!metadata) return isYarnBerry(read, void 0) ? void 0 : 1;
-  const version2 = Number(metadata[1]);
-  return version2 <= 5 ? 2 : version2 <= 7 ? 3 : void 0;
-}
-function isYarnBerry(read, manager) {
-  if (manager?.name === "yarn") return !manager.version.startsWith("1.");
-  if (read(".yarnrc.yml") !== void 0) return true;
-  return /^__metadata:/m.test(read("yarn.lock")?.toString("utf8") ?? "");
-}
-function manifest(read) {
-  try {
-    return JSON.parse(read("package.json")?.toString("utf8") ?? "");
-  } catch {
-    return void 0;
-  }
-}
-function hasDependencies(read) {
-  const found = manifest(read);
-  return ["dependencies", "devDependencies", "optionalDependencies"].some((field) => {
-    const deps = found?.[field];
-    return typeof deps === "object" && deps !== null && Object.keys(deps).length > 0;
-  });
-}
-function isOnPath(command) {
-  for (const dir of (process.env.PATH ?? "").split(path10.delimiter)) {
-    if (!dir) continue;
-    try {
-      accessSync(path10.join(dir, command), constants3.X_OK);
-      return true;
-    } catch {
-    }
-  }
-  return false;
-}
-
-// src/checkout/revisions.ts
-async function checkout(options) {
-  const run = options.git ?? git;
-  const repoRoot = await findRepoRoot(run, options.cwd);
-  const projectDir = path11.relative(repoRoot, realpathSync(options.cwd));
-  const baseSha = await resolveRef(run, repoRoot, options.base, "--base");
-  const headSha = options.head === void 0 ? await resolveRef(run, repoRoot, "HEAD", "HEAD") : await resolveRef(run, repoRoot, options.head, "--head");
-  const folder = claimFolder(repoRoot, os6.tmpdir(), (stale) => removeWorktrees(repoRoot, [], stale));
-  if (!folder.stable)
-    options.log(
-      `checkout: ${folder.path}, a folder of this run's own (another run of this repository holds its usual one): counts may read other figures than in a run there`
-    );
-  const temp = folder.path;
-  const created = [];
-  const dispose = () => {
-    forget?.();
-    removeWorktrees(repoRoot, created, temp);
-  };
-  const forget = options.onCleanup?.(dispose);
-  try {
-    const addWorktree = async (label2, sha) => {
-      const dir = path11.join(temp, label2);
-      await run(["worktree", "add", "--detach", "--force", dir, sha], repoRoot);
-      created.push(dir);
-      return dir;
-    };
-    const baseTree = await addWorktree("base", baseSha);
-    const base2 = {
-      label: "base",
-      ref: options.base,
-      sha: baseSha,
-      root: path11.join(baseTree, projectDir),
-      worktree: baseTree,
-      dirty: false
-    };
-    let head;
-    if (options.head === void 0) {
-      head = await describeWorkingTree(run, options.cwd, headSha);
-    } else {
-      const headTree = await addWorktree("head", headSha);
-      head = { label: "head", ref: options.head, sha: headSha, root: path11.join(headTree, projectDir), worktree: headTree, dirty: false };
-    }
-    await options.beforeInstall?.({ base: base2, head });
-    const installs = options.installs ?? new Installs();
-    await prepare(base2, options, installs);
-    if (head.worktree !== void 0 && head.sha === base2.sha && needsPreparing(base2, options)) {
-      await copyPrepared(run, base2, head, options.log);
-    } else {
-      await prepare(head, options, installs);
-    }
-    return { base: base2, head, dispose };
-  } catch (error2) {
-    dispose();
-    throw error2;
-  }
-}
-async function describeWorkingTree(run, cwd, sha) {
-  const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).benchgate"], cwd);
-  return { label: "head", ref: "working tree", sha, root: realpathSync(cwd), worktree: void 0, dirty: status.length > 0 };
-}
-async function findRepoRoot(run, cwd) {
-  try {
-    return realpathSync(await run(["rev-parse", "--show-toplevel"], cwd));
-  } catch (error2) {
-    if (error2 instanceof GitError) throw new UserError(`${cwd} is not inside a git repository: benchgate compares git revisions.`);
-    throw error2;
-  }
-}
-async function resolveRef(run, repoRoot, ref2, flag) {
-  if (!isRevisionName(ref2))
-    throw new UserError(`${flag} '${ref2}' is not a git revision: give a branch, tag or commit sha (e.g. main, origin/main, v1.2.0).`);
-  try {
-    return await run(["rev-parse", "--verify", "--end-of-options", `${ref2}^{commit}`], repoRoot);
-  } catch (error2) {
-    if (!(error2 instanceof GitError)) throw error2;
-    const hint = flag === "HEAD" ? "Make a first commit." : `Check the name, or fetch it first (e.g. git fetch origin ${ref2}).`;
-    throw new UserError(`${flag} '${ref2}' does not resolve to a commit in ${repoRoot}. ${hint}`);
-  }
-}
-var DEFAULT_COMMAND_TIMEOUT_MS = 15 * 6e4;
-async function prepare(revision, options, installs) {
-  const describe2 = `${revision.label} (${revision.ref} @ ${revision.sha.slice(0, 7)})`;
-  if (!existsSync5(revision.root)) {
-    throw new UserError(`The project directory ${path11.basename(revision.root)} does not exist in ${describe2}.`);
-  }
-  const install = revision.worktree === void 0 ? void 0 : options.install === void 0 ? detectInstall(revision.root) : options.install || void 0;
-  for (const [step, command] of [
-    ["install", install],
-    ["build", options.build]
-  ]) {
-    if (!command) continue;
-    const reuse = step === "install" ? installKey(revision.root, command) : void 0;
-    const from = reuse?.key === void 0 ? void 0 : restore(installs, reuse.key, revision.root);
-    if (from && reuse?.key !== void 0) {
-      options.log(`install ${revision.label}: reused the install of ${from} (${reuse.same})`);
-      continue;
-    }
-    if (reuse && reuse.key === void 0 && revision.label === "head")
-      options.log(`install ${revision.label}: installed anew, never reused (${reuse.reason}: node_modules may not be all it writes)`);
-    options.log(`${step} ${revision.label}: ${command}`);
-    await runStep(step, command, revision.root, { label: revision.label, describe: describe2 }, options);
-    if (reuse?.key !== void 0) installs.remember(reuse.key, revision.root, describe2, reuse.acrossRuns);
-  }
-  await installPackages(revision, options, describe2);
-}
-async function runStep(step, command, cwd, { label: label2, describe: describe2 }, options) {
-  const started = Date.now();
-  const limit = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  const result = await runShell(command, { cwd, timeoutMs: limit });
-  if (result.code !== 0) {
-    const how = result.timedOut ? `did not finish within install-timeout (${formatDuration(limit)}) and was killed` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
-    const tail = result.tail.lines(20);
-    const hint = installHint(command, tail);
-    throw new UserError(
-      `The ${step} of ${describe2} failed: \`${command}\` ${how} in ${cwd}.${hint ? ` ${hint}` : ""}
-Last lines of its output:
-${indent(tail)}`
-    );
-  }
-  options.log(`${step} ${label2}: done in ${((Date.now() - started) / 1e3).toFixed(1)}s`);
-}
-function installHint(command, output) {
-  if (/^(?:\w+=\S*\s+)*corepack\b/.test(command) && /no compatible signature|signature.*(?:mismatch|verif)/i.test(output))
-    return "corepack could not verify the package manager's signature: update corepack (npm install -g corepack@latest), or, behind a registry mirror you trust that serves no signatures, set COREPACK_INTEGRITY_KEYS=0 in the environment.";
-  return void 0;
-}
-async function installPackages(revision, options, describe2) {
-  if (revision.worktree === void 0) {
-    for (const dir of options.packages?.(revision) ?? [])
-      options.log(
-        `install ${revision.label}: ${dir}/, the package its bench files are in, is used as installed in your working tree (benchgate installs only its own checkouts): if it installs the project's build, install it again after building`
-      );
-    return;
-  }
-  for (const dir of options.packages?.(revision) ?? []) {
-    const folder = path11.join(revision.root, dir);
-    const command = detectInstall(folder);
-    if (!command) continue;
-    options.log(`install ${revision.label}: ${dir}/, the package its bench files are in: ${command}`);
-    await runStep("install", command, folder, { label: revision.label, describe: `${describe2}, in ${dir}/` }, options);
-  }
-}
-function needsPreparing(revision, options) {
-  return Boolean(options.build) || Boolean(options.packages?.(revision).length) || Boolean(revision.worktree === void 0 ? void 0 : options.install ?? detectInstall(revision.root));
-}
-async function copyPrepared(run, base2, head, log2) {
-  const started = Date.now();
-  const listed = await Promise.all(
-    [
-      ["--others", "--exclude-standard", "--directory"],
-      ["--others", "--ignored", "--exclude-standard", "--directory"]
-    ].map((args) => run(["ls-files", "-z", ...args], base2.worktree))
-  );
-  const entries = [
-    ...new Set(
-      listed.flatMap((out) => out.split("\0")).map((entry) => entry.replace(/\/$/, "")).filter(Boolean)
-    )
-  ];
-  let how = "linked";
-  for (const entry of entries) {
-    const from = path11.join(base2.worktree, entry);
-    const to = path11.join(head.worktree, entry);
-    mkdirSync2(path11.dirname(to), { recursive: true });
-    try {
-      execFileSync2("cp", ["-al", "--no-target-directory", from, to], { stdio: "ignore" });
-    } catch {
-      rmSync2(to, { recursive: true, force: true });
-      cpSync2(from, to, { recursive: true, force: true, verbatimSymlinks: true });
-      how = "copied";
-    }
-  }
-  log2(
-    `install head: the same commit as base: what base's install and build wrote ${how} (${entries.length} ${entries.length === 1 ? "entry" : "entries"}, ${((Date.now() - started) / 1e3).toFixed(1)}s), not installed or built again`
-  );
-}
-function restore(installs, key, root) {
-  const found = installs.find(key);
-  if (!found) return void 0;
-  try {
-    installs.restore(found, root);
-    return found.what;
-  } catch {
-    rmSync2(path11.join(root, "node_modules"), { recursive: true, force: true });
-    return void 0;
-  }
-}
-function indent(text2) {
-  return text2 ? text2.split("\n").map((line) => `  ${line}`).join("\n") : "  (no output)";
-}
-function removeWorktrees(repoRoot, dirs, temp) {
-  for (const dir of dirs.splice(0)) gitSync(["worktree", "remove", "--force", "--force", dir], repoRoot);
-  rmSync2(temp, { recursive: true, force: true });
-  gitSync(["worktree", "prune"], repoRoot);
-}
 
 // src/measure/micro/conventions.ts
 import { existsSync as existsSync6, readFileSync as readFileSync7, readdirSync as readdirSync3 } from "node:fs";
@@ -106933,10 +106936,11 @@ async function runAction(deps) {
         let base2 = settings.base;
         await ensureCommit(base2, settings.workingDirectory, core);
         if (settings.history && settings.historyWrites) {
-          const head = await git(["rev-parse", "--verify", `${settings.head ?? "HEAD"}^{commit}`], settings.workingDirectory);
-          base2 = await historyBase(settings, history, head, base2);
+          const head2 = await git(["rev-parse", "--verify", `${settings.head ?? "HEAD"}^{commit}`], settings.workingDirectory);
+          base2 = await historyBase(settings, history, head2, base2);
         }
-        report2 = await runGate({ ...gate, cwd: settings.workingDirectory, base: base2, head: settings.head });
+        const head = settings.head ?? await checkedOutCommit(settings.workingDirectory, core);
+        report2 = await runGate({ ...gate, cwd: settings.workingDirectory, base: base2, head });
       }
     } catch (error2) {
       killAll();
@@ -107120,6 +107124,15 @@ async function pullRequestOfRun(settings, event, deps) {
     );
   }
   return { number: open2[0].number, headSha };
+}
+async function checkedOutCommit(cwd, core) {
+  if (await hasChanges(cwd)) {
+    core.info(
+      "head: the workspace as it is (it has changes to its commit): base runs from a checkout of its own, at another path, so work that resolves or opens files per call may read a difference the code does not make"
+    );
+    return void 0;
+  }
+  return git(["rev-parse", "--verify", "HEAD^{commit}"], cwd);
 }
 async function ensureCommit(sha, cwd, core) {
   try {

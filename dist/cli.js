@@ -77052,8 +77052,11 @@ async function checkout(options) {
   }
 }
 async function describeWorkingTree(run, cwd, sha) {
+  return { label: "head", ref: "working tree", sha, root: realpathSync(cwd), worktree: void 0, dirty: await hasChanges(cwd, run) };
+}
+async function hasChanges(cwd, run = git) {
   const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).benchgate"], cwd);
-  return { label: "head", ref: "working tree", sha, root: realpathSync(cwd), worktree: void 0, dirty: status.length > 0 };
+  return status.length > 0;
 }
 async function workingTree(cwd, run = git) {
   const repoRoot = await findRepoRoot(run, cwd);

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type * as Core from '@actions/core';
 import { git, GIT_FETCH_TIMEOUT_MS } from '../checkout/git.js';
+import { hasChanges } from '../checkout/revisions.js';
 import { parseActionInputs, type ActionSettings } from '../config/action-inputs.js';
 import { CONFIG_FILE } from '../config/load.js';
 import { errorReport, runGate } from '../gate/run.js';
@@ -124,7 +125,8 @@ export async function runAction(deps: ActionDeps): Promise<void> {
           const head = await git(['rev-parse', '--verify', `${settings.head ?? 'HEAD'}^{commit}`], settings.workingDirectory);
           base = await historyBase(settings, history, head, base);
         }
-        report = await runGate({ ...gate, cwd: settings.workingDirectory, base, head: settings.head });
+        const head = settings.head ?? (await checkedOutCommit(settings.workingDirectory, core));
+        report = await runGate({ ...gate, cwd: settings.workingDirectory, base, head });
       }
     } catch (error) {
       killAll();
@@ -382,6 +384,25 @@ async function pullRequestOfRun(
 }
 
 /** With a shallow checkout the base commit may be missing: fetch just it (the input was checked to be a revision, not an option). */
+/**
+ * What to test where the head input is empty: the checked-out commit, checked out beside base, so that both run from
+ * paths of one length and depth (<tmp>/benchgate-<hash>/base and /head). From the workspace
+ * (/home/runner/work/<repo>/<repo>), head's files resolve through other paths than base's, and work that resolves or
+ * opens files per call costs otherwise: an A/A of fast-querystring's import() benchmark read head 1.7-2.1% faster
+ * than base in all 6 tasks, each interval clear of zero, and 0.0-0.5% with both checked out (docs/reports.md).
+ * A workspace with changes (a step before this one wrote files git sees) is measured as it is, and the log says so.
+ */
+async function checkedOutCommit(cwd: string, core: ActionDeps['core']): Promise<string | undefined> {
+  if (await hasChanges(cwd)) {
+    core.info(
+      'head: the workspace as it is (it has changes to its commit): base runs from a checkout of its own, at another path, ' +
+        'so work that resolves or opens files per call may read a difference the code does not make',
+    );
+    return undefined;
+  }
+  return git(['rev-parse', '--verify', 'HEAD^{commit}'], cwd);
+}
+
 async function ensureCommit(sha: string, cwd: string, core: ActionDeps['core']): Promise<void> {
   try {
     await git(['cat-file', '-e', '--end-of-options', `${sha}^{commit}`], cwd);

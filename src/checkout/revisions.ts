@@ -127,9 +127,14 @@ export async function checkout(options: CheckoutOptions): Promise<Checkout> {
 
 /** The user's working tree as the head revision, uncommitted changes included: never checked out, never installed. */
 async function describeWorkingTree(run: Git, cwd: string, sha: string): Promise<Revision> {
+  return { label: 'head', ref: 'working tree', sha, root: realpathSync(cwd), worktree: undefined, dirty: await hasChanges(cwd, run) };
+}
+
+/** Whether the working tree at `cwd` differs from its commit: changed or untracked files (benchgate's own output aside). */
+export async function hasChanges(cwd: string, run: Git = defaultGit): Promise<boolean> {
   // benchgate's own output (.benchgate/profiles) is not a change to the project.
   const status = await run(['status', '--porcelain', '--untracked-files=normal', '--', '.', ':(exclude).benchgate'], cwd);
-  return { label: 'head', ref: 'working tree', sha, root: realpathSync(cwd), worktree: undefined, dirty: status.length > 0 };
+  return status.length > 0;
 }
 
 /** The working tree alone (`benchgate list` without revisions): no worktree, no install, no build. */
