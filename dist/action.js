@@ -86123,8 +86123,9 @@ async function checkout(options) {
 async function describeWorkingTree(run, cwd, sha) {
   return { label: "head", ref: "working tree", sha, root: realpathSync(cwd), worktree: void 0, dirty: await hasChanges(cwd, run) };
 }
-async function hasChanges(cwd, run = git) {
-  const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).benchgate"], cwd);
+async function hasChanges(cwd, run = git, scope = "folder") {
+  const where2 = scope === "repository" ? ":/" : ".";
+  const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", where2, ":(exclude).benchgate"], cwd);
   return status.length > 0;
 }
 async function findRepoRoot(run, cwd) {
@@ -107126,13 +107127,13 @@ async function pullRequestOfRun(settings, event, deps) {
   return { number: open2[0].number, headSha };
 }
 async function checkedOutCommit(cwd, core) {
-  if (await hasChanges(cwd)) {
+  if (await hasChanges(cwd, git, "repository")) {
     core.info(
       "head: the workspace as it is (it has changes to its commit): base runs from a checkout of its own, at another path, so work that resolves or opens files per call may read a difference the code does not make"
     );
     return void 0;
   }
-  return git(["rev-parse", "--verify", "HEAD^{commit}"], cwd);
+  return "HEAD";
 }
 async function ensureCommit(sha, cwd, core) {
   try {

@@ -77054,8 +77054,9 @@ async function checkout(options) {
 async function describeWorkingTree(run, cwd, sha) {
   return { label: "head", ref: "working tree", sha, root: realpathSync(cwd), worktree: void 0, dirty: await hasChanges(cwd, run) };
 }
-async function hasChanges(cwd, run = git) {
-  const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).benchgate"], cwd);
+async function hasChanges(cwd, run = git, scope = "folder") {
+  const where2 = scope === "repository" ? ":/" : ".";
+  const status = await run(["status", "--porcelain", "--untracked-files=normal", "--", where2, ":(exclude).benchgate"], cwd);
   return status.length > 0;
 }
 async function workingTree(cwd, run = git) {

@@ -1149,14 +1149,27 @@ function testsOf(tests) {
   return Object.entries(tests).filter(([, test]) => test?.skip !== true).map(([name, test]) => {
     if (typeof test === "function") return { suites: [], name, fn: asTask(test), opts: {} };
     if (typeof test !== "object" || test === null)
-      throw new Error(`cronometro test '${name}' is ${test === null ? "null" : typeof test}, not a function or { test, before, after }`);
+      return failing(
+        name,
+        `cronometro test '${name}' is ${test === null ? "null" : typeof test}, not a function or { test, before, after }`
+      );
     const { test: fn, before, after } = test;
-    if (typeof fn !== "function") throw new Error(`cronometro test '${name}' has no test function (its test is ${typeof fn})`);
+    if (typeof fn !== "function") return failing(name, `cronometro test '${name}' has no test function (its test is ${typeof fn})`);
     const opts = {};
     if (typeof before === "function") opts.beforeAll = () => settled(before);
     if (typeof after === "function") opts.afterAll = () => settled(after);
     return { suites: [], name, fn: asTask(fn), opts };
   });
+}
+function failing(name, message) {
+  return {
+    suites: [],
+    name,
+    fn: () => {
+      throw new Error(message);
+    },
+    opts: {}
+  };
 }
 function asTask(test) {
   if (test.length === 0) return test;
@@ -2388,6 +2401,7 @@ async function loadBenchFile(file, root) {
   const harness = declaration.harnesses[0]?.harness;
   const workers = declaration.workers.map((worker) => path8.relative(root, worker).split(path8.sep).join("/"));
   if (declaration.tasks.length > 0) {
+    if (harness === "cronometro" && !thrown) await cronometroSetup(module.default, root);
     const notes = [
       ...setAside,
       ...config?.notes ?? [],
@@ -2424,6 +2438,17 @@ async function loadBenchFile(file, root) {
   const what = harness ? `it imports ${harness} but declares no task` : exported !== void 0 && typeof exported !== "object" && typeof exported !== "function" ? `its default export is ${typeof exported}, which declares no task` : "it declares no task";
   throw new Error(`${what}. benchgate accepts:
 ${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join("\n")}`);
+}
+async function cronometroSetup(exported, root) {
+  if (typeof exported !== "function") return;
+  try {
+    await exported();
+  } catch (error) {
+    throw new Error(
+      `its default export, the setup cronometro runs before its tests, threw: ${describeThrown(error, root).split("\n")[0]}`,
+      { cause: error }
+    );
+  }
 }
 function withConfigFailure(error, failed) {
   if (!(error instanceof Error)) return error;

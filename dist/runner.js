@@ -1536,14 +1536,27 @@ function testsOf(tests) {
   return Object.entries(tests).filter(([, test]) => test?.skip !== true).map(([name, test]) => {
     if (typeof test === "function") return { suites: [], name, fn: asTask(test), opts: {} };
     if (typeof test !== "object" || test === null)
-      throw new Error(`cronometro test '${name}' is ${test === null ? "null" : typeof test}, not a function or { test, before, after }`);
+      return failing(
+        name,
+        `cronometro test '${name}' is ${test === null ? "null" : typeof test}, not a function or { test, before, after }`
+      );
     const { test: fn, before, after } = test;
-    if (typeof fn !== "function") throw new Error(`cronometro test '${name}' has no test function (its test is ${typeof fn})`);
+    if (typeof fn !== "function") return failing(name, `cronometro test '${name}' has no test function (its test is ${typeof fn})`);
     const opts = {};
     if (typeof before === "function") opts.beforeAll = () => settled(before);
     if (typeof after === "function") opts.afterAll = () => settled(after);
     return { suites: [], name, fn: asTask(fn), opts };
   });
+}
+function failing(name, message) {
+  return {
+    suites: [],
+    name,
+    fn: () => {
+      throw new Error(message);
+    },
+    opts: {}
+  };
 }
 function asTask(test) {
   if (test.length === 0) return test;
@@ -3192,13 +3205,13 @@ var Isolates = class {
       const ready = await isolate;
       const there = ready.tasks[at];
       if (there === void 0 || ownName(there) !== ownName(name))
-        return failing(
+        return failing2(
           key.revision,
           `in an isolate of its own, ${key.file} declared ${there === void 0 ? `${ready.tasks.length} tasks there` : `'${there}'`} where the shared process had '${name}'`
         );
       return new IsolatedSide(ready, at, hooked);
     } catch (error) {
-      return failing(key.revision, `in an isolate of its own, ${key.file} failed to load: ${error.message}`);
+      return failing2(key.revision, `in an isolate of its own, ${key.file} failed to load: ${error.message}`);
     }
   }
   /** Close the isolate of `key`: no task after this one needs it. */
@@ -3218,7 +3231,7 @@ function closed(isolate) {
 function keyOf(key) {
   return `${key.revision}\0${key.file}\0${key.unit}`;
 }
-function failing(revision, message) {
+function failing2(revision, message) {
   const fail = () => Promise.reject(SideFailure.told(revision, message));
   return { revision, hooked: false, warm: fail, setBatch: fail, block: fail, finish: () => Promise.resolve() };
 }
@@ -3401,6 +3414,7 @@ async function loadBenchFile(file, root) {
   const harness = declaration.harnesses[0]?.harness;
   const workers = declaration.workers.map((worker) => path9.relative(root, worker).split(path9.sep).join("/"));
   if (declaration.tasks.length > 0) {
+    if (harness === "cronometro" && !thrown) await cronometroSetup(module.default, root);
     const notes = [
       ...setAside,
       ...config?.notes ?? [],
@@ -3437,6 +3451,17 @@ async function loadBenchFile(file, root) {
   const what = harness ? `it imports ${harness} but declares no task` : exported !== void 0 && typeof exported !== "object" && typeof exported !== "function" ? `its default export is ${typeof exported}, which declares no task` : "it declares no task";
   throw new Error(`${what}. benchgate accepts:
 ${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join("\n")}`);
+}
+async function cronometroSetup(exported, root) {
+  if (typeof exported !== "function") return;
+  try {
+    await exported();
+  } catch (error) {
+    throw new Error(
+      `its default export, the setup cronometro runs before its tests, threw: ${describeThrown(error, root).split("\n")[0]}`,
+      { cause: error }
+    );
+  }
 }
 function withConfigFailure(error, failed) {
   if (!(error instanceof Error)) return error;

@@ -383,26 +383,28 @@ async function pullRequestOfRun(
   return { number: open[0]!.number, headSha };
 }
 
-/** With a shallow checkout the base commit may be missing: fetch just it (the input was checked to be a revision, not an option). */
 /**
  * What to test where the head input is empty: the checked-out commit, checked out beside base, so that both run from
  * paths of one length and depth (<tmp>/benchgate-<hash>/base and /head). From the workspace
  * (/home/runner/work/<repo>/<repo>), head's files resolve through other paths than base's, and work that resolves or
  * opens files per call costs otherwise: an A/A of fast-querystring's import() benchmark read head 1.7-2.1% faster
  * than base in all 6 tasks, each interval clear of zero, and 0.0-0.5% with both checked out (docs/reports.md).
- * A workspace with changes (a step before this one wrote files git sees) is measured as it is, and the log says so.
+ * A workspace with changes anywhere in its repository (a step before this one wrote files git sees, in this package or
+ * another it imports) is measured as it is, and the log says so. Answers `HEAD`, which the checkout resolves, so the
+ * report and comment name it so (and not by a second copy of its sha).
  */
 async function checkedOutCommit(cwd: string, core: ActionDeps['core']): Promise<string | undefined> {
-  if (await hasChanges(cwd)) {
+  if (await hasChanges(cwd, git, 'repository')) {
     core.info(
       'head: the workspace as it is (it has changes to its commit): base runs from a checkout of its own, at another path, ' +
         'so work that resolves or opens files per call may read a difference the code does not make',
     );
     return undefined;
   }
-  return git(['rev-parse', '--verify', 'HEAD^{commit}'], cwd);
+  return 'HEAD';
 }
 
+/** With a shallow checkout the base commit may be missing: fetch just it (the input was checked to be a revision, not an option). */
 async function ensureCommit(sha: string, cwd: string, core: ActionDeps['core']): Promise<void> {
   try {
     await git(['cat-file', '-e', '--end-of-options', `${sha}^{commit}`], cwd);

@@ -130,10 +130,14 @@ async function describeWorkingTree(run: Git, cwd: string, sha: string): Promise<
   return { label: 'head', ref: 'working tree', sha, root: realpathSync(cwd), worktree: undefined, dirty: await hasChanges(cwd, run) };
 }
 
-/** Whether the working tree at `cwd` differs from its commit: changed or untracked files (benchgate's own output aside). */
-export async function hasChanges(cwd: string, run: Git = defaultGit): Promise<boolean> {
+/**
+ * Whether the working tree differs from its commit, changed or untracked files (benchgate's own output aside): in the
+ * folder `cwd` (the project), or anywhere in its repository (`repository`: a monorepo's other packages too).
+ */
+export async function hasChanges(cwd: string, run: Git = defaultGit, scope: 'folder' | 'repository' = 'folder'): Promise<boolean> {
   // benchgate's own output (.benchgate/profiles) is not a change to the project.
-  const status = await run(['status', '--porcelain', '--untracked-files=normal', '--', '.', ':(exclude).benchgate'], cwd);
+  const where = scope === 'repository' ? ':/' : '.';
+  const status = await run(['status', '--porcelain', '--untracked-files=normal', '--', where, ':(exclude).benchgate'], cwd);
   return status.length > 0;
 }
 

@@ -163,7 +163,7 @@ describe('the GitHub Action, run from its bundle', () => {
     const { workspace, baseSha, headSha } = shallowWorkspace('ids');
     const event = { name: 'pull_request', payload: pullRequestEvent(9, baseSha, headSha) };
     const clean = await runAction(workspace, {}, event);
-    expect(JSON.parse(readFileSync(clean.outputs['report-json']!, 'utf8')).head).toEqual({ ref: headSha, sha: headSha, dirty: false });
+    expect(JSON.parse(readFileSync(clean.outputs['report-json']!, 'utf8')).head).toEqual({ ref: 'HEAD', sha: headSha, dirty: false });
     expect(clean.stdout).toMatch(/install head: /);
     expect(clean.stdout).not.toContain('head: the workspace as it is');
 

@@ -434,16 +434,37 @@ await cronometro({
     expect(logOf(root)).toEqual(['printed', 'done null']);
   });
 
-  it('names the test at fault: one that is not a function, and one with no test function', async () => {
+  it("makes a test it cannot run an error row naming it, and measures the call's other tests", async () => {
     const root = project({
       ...CRONOMETRO,
-      'number.mjs': `import cronometro from 'cronometro'\nawait cronometro({ fine() {}, broken: 42 })\n`,
-      'empty.mjs': `import cronometro from 'cronometro'\nawait cronometro({ fine() {}, hooksOnly: { before(cb) { cb() } } })\n`,
+      'b.mjs': `import cronometro from 'cronometro'\nawait cronometro({ fine() {}, broken: 42, hooksOnly: { before(cb) { cb() } }, gone: null })\n`,
     });
-    expect((await load(root, 'number.mjs')).error).toMatch(
-      /cronometro test 'broken' is number, not a function or \{ test, before, after \}/,
+    const { tasks } = await runner(root, ['b.mjs'], true);
+    expect(tasks.map((t) => [t.id, t.error?.message])).toEqual([
+      ['b.mjs > fine', undefined],
+      ['b.mjs > broken', expect.stringContaining("cronometro test 'broken' is number, not a function or { test, before, after }")],
+      ['b.mjs > hooksOnly', expect.stringContaining("cronometro test 'hooksOnly' has no test function (its test is undefined)")],
+      ['b.mjs > gone', expect.stringContaining("cronometro test 'gone' is null")],
+    ]);
+  });
+
+  it("runs the file's default export once, the setup cronometro's worker awaits before the tests; one that throws fails the file", async () => {
+    const root = project({
+      ...CRONOMETRO,
+      'bench/setup.mjs': `import cronometro from 'cronometro'
+${LOG_ESM}
+let data
+export default async function setup() { await null; data = JSON.stringify({ a: 1 }); log('setup') }
+cronometro({ parse() { return JSON.parse(data).a } }, () => {})
+`,
+      'bench/broken.mjs': `import cronometro from 'cronometro'\nexport default () => { throw new Error('no fixtures') }\ncronometro({ x() {} })\n`,
+    });
+    const { tasks } = await runner(root, ['bench/setup.mjs'], true);
+    expect(tasks.map((t) => [t.id, t.error?.message])).toEqual([['bench/setup.mjs > parse', undefined]]);
+    expect(logOf(root)).toEqual(['setup']);
+    expect((await load(root, 'bench/broken.mjs')).error).toMatch(
+      /its default export, the setup cronometro runs before its tests, threw: Error: no fixtures/,
     );
-    expect((await load(root, 'empty.mjs')).error).toMatch(/cronometro test 'hooksOnly' has no test function \(its test is undefined\)/);
   });
 });
 

@@ -6,7 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { detectInstall } from '../../src/checkout/install.js';
 import { installKey, Installs } from '../../src/checkout/reuse.js';
 import { installPlan } from '../../src/history/anchor.js';
-import { checkout, installHint, type Checkout, type CheckoutOptions } from '../../src/checkout/revisions.js';
+import { checkout, hasChanges, installHint, type Checkout, type CheckoutOptions } from '../../src/checkout/revisions.js';
 import { UserError } from '../../src/util/errors.js';
 import { CLAIM_FILE } from '../../src/checkout/folder.js';
 
@@ -188,6 +188,23 @@ describe('checking out base and head', () => {
     expect(existsSync(temp)).toBe(false);
     expect(() => tree.dispose()).not.toThrow();
     expect(worktrees(repo)).toEqual([]);
+  });
+});
+
+describe('a working tree with changes', () => {
+  it("sees the project's folder, or the whole repository (a monorepo's other package), benchgate's own output aside", async () => {
+    const repo = tempDir('benchgate-changes-');
+    git(repo, 'init', '-q');
+    write(repo, { 'pkg/index.js': 'module.exports = 1\n', 'shared/x.js': 'module.exports = 2\n' });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-qm', 'one');
+    const pkg = path.join(repo, 'pkg');
+    write(pkg, { '.benchgate/profiles/a.cpuprofile': '{}' });
+    expect([await hasChanges(pkg), await hasChanges(pkg, undefined, 'repository')]).toEqual([false, false]);
+    write(repo, { 'shared/x.js': 'module.exports = 3\n' });
+    expect([await hasChanges(pkg), await hasChanges(pkg, undefined, 'repository')]).toEqual([false, true]);
+    write(repo, { 'pkg/new.js': '' });
+    expect([await hasChanges(pkg), await hasChanges(pkg, undefined, 'repository')]).toEqual([true, true]);
   });
 });
 

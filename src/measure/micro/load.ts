@@ -110,6 +110,7 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
   const harness = declaration.harnesses[0]?.harness;
   const workers = declaration.workers.map((worker) => path.relative(root, worker).split(path.sep).join('/'));
   if (declaration.tasks.length > 0) {
+    if (harness === 'cronometro' && !thrown) await cronometroSetup(module.default, root);
     const notes = [
       ...setAside,
       ...(config?.notes ?? []),
@@ -150,6 +151,23 @@ export async function loadBenchFile(file: string, root: string): Promise<LoadedF
       ? `its default export is ${typeof exported}, which declares no task`
       : 'it declares no task';
   throw new Error(`${what}. benchgate accepts:\n${ACCEPTED_SHAPES.map((shape) => `  - ${shape}`).join('\n')}`);
+}
+
+/**
+ * cronometro's worker (1.x on) imports the file and then awaits its default export, where that is a function, before
+ * the tests: their setup (data they read, a server they call). Run once here, in the file's own module graph; where it
+ * throws, every test of the file would fail under cronometro, and the file is an error here.
+ */
+async function cronometroSetup(exported: unknown, root: string): Promise<void> {
+  if (typeof exported !== 'function') return;
+  try {
+    await (exported as () => unknown)();
+  } catch (error) {
+    throw new Error(
+      `its default export, the setup cronometro runs before its tests, threw: ${describeThrown(error, root).split('\n')[0]!}`,
+      { cause: error },
+    );
+  }
 }
 
 function withConfigFailure(error: unknown, failed: string): unknown {

@@ -6,8 +6,10 @@
  *
  * A test, as cronometro's worker runs it (0.8 to 6.x alike): a function called with a callback, done when what it
  * returns settles if that is a promise, at once if it takes no argument, else when it calls back (`cb(error)`); or
- * `{ test, before, after, skip }`, `before` and `after` run once around the test's calls, each done the same way.
- * A test with `skip: true` (on the object or the function) is left out, as cronometro leaves it.
+ * `{ test, before, after, skip }`, `before` and `after` run once around the test's calls, done likewise (more leniently:
+ * one that takes no argument and returns no promise is done at once, where cronometro would wait for ever). A test with
+ * `skip: true` (on the object or the function) is left out, as cronometro 5 and later leave it. The file's default
+ * export, where a function, is the tests' setup (1.x on): load.ts runs it once the tests are collected.
  */
 import { inspect } from 'node:util';
 import type { Fn, FnOptions } from 'tinybench';
@@ -55,16 +57,31 @@ function testsOf(tests: unknown): CapturedTask[] {
     .filter(([, test]) => (test as { skip?: unknown } | undefined)?.skip !== true)
     .map(([name, test]): CapturedTask => {
       if (typeof test === 'function') return { suites: [], name, fn: asTask(test as Hook), opts: {} };
+      // A test benchgate cannot run is an error row of its own, the call's other tests measured (cronometro fails that
+      // one test, or times a no-op where it has no test function: a benchmark of nothing is a mistake worth naming).
       if (typeof test !== 'object' || test === null)
-        throw new Error(`cronometro test '${name}' is ${test === null ? 'null' : typeof test}, not a function or { test, before, after }`);
+        return failing(
+          name,
+          `cronometro test '${name}' is ${test === null ? 'null' : typeof test}, not a function or { test, before, after }`,
+        );
       const { test: fn, before, after } = test as Record<string, unknown>;
-      // cronometro would time a no-op here; a benchmark of nothing is a mistake worth naming.
-      if (typeof fn !== 'function') throw new Error(`cronometro test '${name}' has no test function (its test is ${typeof fn})`);
+      if (typeof fn !== 'function') return failing(name, `cronometro test '${name}' has no test function (its test is ${typeof fn})`);
       const opts: FnOptions = {};
       if (typeof before === 'function') opts.beforeAll = () => settled(before as Hook);
       if (typeof after === 'function') opts.afterAll = () => settled(after as Hook);
       return { suites: [], name, fn: asTask(fn as Hook), opts };
     });
+}
+
+function failing(name: string, message: string): CapturedTask {
+  return {
+    suites: [],
+    name,
+    fn: () => {
+      throw new Error(message);
+    },
+    opts: {},
+  };
 }
 
 /** A test as a task: as it is when it takes no callback (it returns nothing or a promise), else a promise of its callback. */
