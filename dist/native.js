@@ -190,6 +190,10 @@ var NativeObserver = class {
   vitest() {
     throw new Error("benchgate does not run vitest bench files natively: they run under vitest bench");
   }
+  /** cronometro's files are not run natively (check.ts, notRunnable): one that imports it beside another harness gets the real one. */
+  cronometro(real) {
+    return real;
+  }
   /** A `require()` of a harness (CommonJS does not pass through the module hooks on Node 20): the module it returns. */
   required(request, loaded) {
     if (request === "benchmark") observeBenchmarkjs(loaded, this.report);

@@ -2892,7 +2892,7 @@ export default api;
 `;
   }
   if (name === "cronometro") {
-    const answered = `const answered = capture.cronometro?.(real, ${target}) ?? real;`;
+    const answered = `const answered = capture.cronometro(real, ${target});`;
     const exported = `export const cronometro = answered.cronometro;
 export default answered.default;
 export * from ${target};`;

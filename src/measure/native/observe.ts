@@ -212,6 +212,11 @@ export class NativeObserver {
     throw new Error('benchgate does not run vitest bench files natively: they run under vitest bench');
   }
 
+  /** cronometro's files are not run natively (check.ts, notRunnable): one that imports it beside another harness gets the real one. */
+  cronometro(real: Record<string, unknown>): Record<string, unknown> {
+    return real;
+  }
+
   /** A `require()` of a harness (CommonJS does not pass through the module hooks on Node 20): the module it returns. */
   required(request: string, loaded: unknown): unknown {
     if (request === 'benchmark') observeBenchmarkjs(loaded, this.report);

@@ -1,8 +1,8 @@
 /**
  * cronometro (fast-querystring's and other fastify projects' harness): it times each test in a worker thread of its
  * own, which loads the script node started (process.argv[1]) again and finds the test by its index. Its exports are ES
- * module exports (from 1.x; 0.x's CommonJS function is answered too), so a bench file gets a `cronometro` of ours, as a mitata file gets our `bench`:
- * each call's tests are collected and nothing is timed, no worker started.
+ * module exports (from 1.x; 0.x's CommonJS function is answered too), so a bench file gets a `cronometro` of ours, as
+ * a mitata file gets our `bench`: each call's tests are collected and nothing is timed, no worker started.
  *
  * A test, as cronometro's worker runs it (0.8 to 6.x alike): a function called with a callback, done when what it
  * returns settles if that is a promise, at once if it takes no argument, else when it calls back (`cb(error)`); or

@@ -325,8 +325,7 @@ function* captureModule(url: string, next: NextLoad): Steps<string> {
     return `${capture}\nconst api = capture.vitest(${target});\nexport const { ${names.join(', ')} } = api;\nexport default api;\n`;
   }
   if (name === 'cronometro') {
-    // A native run (the observer) does not run cronometro's files (native/check.ts): they get the real one there.
-    const answered = `const answered = capture.cronometro?.(real, ${target}) ?? real;`;
+    const answered = `const answered = capture.cronometro(real, ${target});`;
     const exported = `export const cronometro = answered.cronometro;\nexport default answered.default;\nexport * from ${target};`;
     return `import * as real from ${target};\n${capture}\n${answered}\n${exported}\n`;
   }
